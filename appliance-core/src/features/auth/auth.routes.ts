@@ -1,0 +1,152 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CoreContext } from '../../platform/context.js';
+import { SESSION_COOKIE } from '../../platform/http/auth-hook.js';
+import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
+import type { App } from '../../platform/http/http-server.js';
+import { authenticated, publicAccess, type IdentityResolver } from '../../platform/http/identity.js';
+import { identityOf } from '../../platform/http/route-config.js';
+import { PER_MINUTE } from '../../platform/http/rate-limit.js';
+import { legacy200, responses, StatusMessageBody } from '../../platform/http/schemas.js';
+import { toIso } from '../../platform/time/time.js';
+import { endSession, endSessionsOfToken, revokeToken, type TokenService } from '../tokens/index.js';
+import { findUserById } from '../users/index.js';
+import { Information, LoginBody, LoginSuccess, LogoutResult, Me, WebSessionResult } from './auth.schema.js';
+import { login } from './auth.service.js';
+
+const TAGS = ['auth'];
+
+export interface AuthDeps {
+  tokens: TokenService;
+  resolver: IdentityResolver;
+}
+
+export function setSessionCookie(reply: FastifyReply, cookie: string, expiresAt: number): void {
+  reply.setCookie(SESSION_COOKIE, cookie, { path: '/', httpOnly: true, secure: true, sameSite: 'lax', expires: new Date(expiresAt) });
+}
+
+export function clearSessionCookie(reply: FastifyReply): void {
+  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, secure: true, sameSite: 'lax' });
+}
+
+export async function authRoutes(app: App, ctx: CoreContext, deps: AuthDeps): Promise<void> {
+  const { db, clock } = ctx;
+  const sessionOf = (request: FastifyRequest) => {
+    const cookie = request.cookies[SESSION_COOKIE];
+    return cookie ? deps.resolver.fromSession(cookie) : null;
+  };
+
+  // spec: part1 > Sign-in and session > POST /api/login
+  const loginErrors: RouteErrors = { validation: 'messageErrors', failure: 'legacy' };
+  app.post(
+    '/api/login',
+    {
+      config: { access: publicAccess, errors: loginErrors, rateLimit: { max: 10, timeWindow: PER_MINUTE } },
+      schema: {
+        tags: TAGS,
+        summary: 'Sign in; with MFA a second call carries totp',
+        security: [],
+        body: LoginBody,
+        response: responses(loginErrors, { 200: legacy200(LoginSuccess) }, { authenticated: false, rateLimited: true }),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const outcome = await login(ctx, deps.tokens, { login: body.email, password: body.password, totp: body.totp, browserId: body.browser_id });
+      if (outcome.kind === 'totp-required') throw failure(200, 'TOTP Required');
+      if (outcome.kind === 'invalid') throw failure(200, 'Invalid Username/Password');
+      setSessionCookie(reply, outcome.session.cookie, outcome.session.expiresAt);
+      const { user } = outcome;
+      const name = `${user.first_name} ${user.last_name}`.trim() || user.username;
+      return { status: 201 as const, hasError: false as const, user: { id: user.id, email: user.email, name }, access_token: outcome.token };
+    },
+  );
+
+  // spec: part1 > Sign-in and session > POST /api/logout
+  const logoutErrors: RouteErrors = { validation: 'message', failure: 'message' };
+  app.post(
+    '/api/logout',
+    {
+      config: { access: authenticated, errors: logoutErrors },
+      schema: { tags: TAGS, summary: 'Revoke the calling token and end its browser session', response: responses(logoutErrors, { 200: LogoutResult }) },
+    },
+    async (request, reply) => {
+      const identity = identityOf(request);
+      const now = clock.now();
+      db.transaction(() => {
+        if (identity.tokenId !== null) {
+          revokeToken(db, { id: identity.tokenId, userId: identity.user.id, now });
+          endSessionsOfToken(db, identity.tokenId, now);
+        }
+        const session = sessionOf(request);
+        if (session?.sessionId && session.user.id === identity.user.id) endSession(db, session.sessionId, now);
+      })();
+      clearSessionCookie(reply);
+      return { message: 'Logged out successfully.' };
+    },
+  );
+
+  // spec: part1 > Sign-in and session > POST /api/ensureWebSession
+  const webErrors: RouteErrors = {
+    validation: 'statusMessage',
+    failure: 'statusMessage',
+    unauthenticated: { status: 401, family: 'statusMessage', message: 'unauthenticated' },
+    internal: 'no session context',
+  };
+  app.post(
+    '/api/ensureWebSession',
+    {
+      config: { access: authenticated, errors: webErrors },
+      schema: {
+        tags: TAGS,
+        summary: 'Re-establish the browser session cookie for the calling token',
+        response: responses(webErrors, { 200: WebSessionResult, 401: StatusMessageBody, 500: StatusMessageBody }),
+      },
+    },
+    async (request, reply) => {
+      const identity = identityOf(request);
+      const current = sessionOf(request);
+      if (current && current.user.id === identity.user.id) return { status: true as const };
+      const token = identity.tokenId === null ? null : (db.prepare('SELECT expires_at FROM access_tokens WHERE id = ?').get(identity.tokenId) as { expires_at: number } | undefined);
+      if (!token) throw failure(500, 'no session context');
+      const session = deps.tokens.openSession(identity.user.id, identity.tokenId, token.expires_at);
+      setSessionCookie(reply, session.cookie, token.expires_at);
+      return { status: true as const };
+    },
+  );
+
+  // spec: part1 > Sign-in and session > POST /api/information
+  const infoErrors: RouteErrors = { validation: 'legacy', failure: 'legacy' };
+  app.post(
+    '/api/information',
+    {
+      config: { access: publicAccess, errors: infoErrors },
+      schema: { tags: TAGS, summary: 'Appliance host name and whether a browser session is live (readiness probe)', security: [], response: responses(infoErrors, { 200: Information }, { authenticated: false }) },
+    },
+    async (request) => ({ status: 201 as const, hasError: false as const, data: { hostname: ctx.hostname(), sessionId: sessionOf(request) !== null } }),
+  );
+
+  // spec: part1 > Sign-in and session > GET /api/me
+  const meErrors: RouteErrors = { validation: 'legacy', failure: 'legacy' };
+  app.get(
+    '/api/me',
+    {
+      config: { access: authenticated, errors: meErrors },
+      schema: { tags: TAGS, summary: 'The calling user', response: responses(meErrors, { 200: Me }) },
+    },
+    async (request) => {
+      const user = findUserById(db, identityOf(request).user.id);
+      if (!user) throw failure(401, 'Unauthenticated.');
+      return {
+        id: user.id,
+        first_name: user.first_name,
+        last_name: user.last_name,
+        email: user.email,
+        username: user.username,
+        active: user.active === 1,
+        auth_source: user.auth_source,
+        created_at: toIso(user.created_at),
+        updated_at: toIso(user.updated_at),
+      };
+    },
+  );
+}

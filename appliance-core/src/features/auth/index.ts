@@ -1,0 +1,2 @@
+export { authRoutes } from './auth.routes.js';
+export { CachedIdentityResolver } from './identity.resolver.js';

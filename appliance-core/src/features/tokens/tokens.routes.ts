@@ -1,0 +1,147 @@
+import type { CoreContext } from '../../platform/context.js';
+import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
+import type { App } from '../../platform/http/http-server.js';
+import { allOf } from '../../platform/http/identity.js';
+import { identityOf } from '../../platform/http/route-config.js';
+import { responses, ErrorBody } from '../../platform/http/schemas.js';
+import { DAY_MS, toIsoWithOffset } from '../../platform/time/time.js';
+import { findToken, listTokensForUser, revokeToken } from './tokens.repository.js';
+import {
+  CreatedToken,
+  CreateTokenBody,
+  RESERVED_PREFIXES,
+  Revoked,
+  RevokedCount,
+  TokenIdParams,
+  TokenList,
+  UserIdParams,
+  UserTokenParams,
+} from './tokens.schema.js';
+import type { TokenService } from './tokens.service.js';
+
+const REVOKED_VISIBLE_MS = 30 * DAY_MS;
+const TAGS = ['tokens'];
+
+export interface TokensDeps {
+  tokens: TokenService;
+  userExists: (id: number) => boolean;
+}
+
+export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps): Promise<void> {
+  const { db, clock } = ctx;
+  const list = (userId: number) =>
+    listTokensForUser(db, userId, clock.now() - REVOKED_VISIBLE_MS).map((row) => deps.tokens.toRecord(row));
+
+  // spec: part1 > Personal access tokens
+  const own = (internal: string): RouteErrors => ({ validation: 'errors', failure: 'error', internal });
+
+  app.get(
+    '/api/tokens',
+    {
+      config: { access: allOf('api'), errors: own('Failed to load tokens') },
+      schema: { tags: TAGS, summary: "List the caller's tokens", response: responses(own('Failed to load tokens'), { 200: TokenList }) },
+    },
+    async (request) => ({ tokens: list(identityOf(request).user.id) }),
+  );
+
+  app.post(
+    '/api/tokens',
+    {
+      config: { access: allOf('api'), errors: own('Failed to create token') },
+      schema: {
+        tags: TAGS,
+        summary: 'Create a personal access token (plaintext shown once)',
+        body: CreateTokenBody,
+        response: responses(own('Failed to create token'), { 201: CreatedToken }),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const name = body.name.trim();
+      const reserved = RESERVED_PREFIXES.find((prefix) => name.startsWith(prefix));
+      if (reserved) {
+        throw failure(400, 'reserved prefix', { fields: { name: [`The name must not begin with the reserved prefix "${reserved}".`] } });
+      }
+      if (name.length === 0) throw failure(400, 'empty', { fields: { name: ['The name field is required.'] } });
+      const minted = deps.tokens.mint({
+        userId: identityOf(request).user.id,
+        name,
+        kind: 'pat',
+        scopes: [...new Set(body.scopes ?? [])],
+        ttlMs: (body.expires_in_days ?? 365) * DAY_MS,
+      });
+      reply.code(201);
+      return {
+        id: minted.id,
+        name,
+        access_token: minted.plaintext,
+        expires_at: toIsoWithOffset(minted.expiresAt),
+        created_at: toIsoWithOffset(minted.createdAt),
+      };
+    },
+  );
+
+  app.delete(
+    '/api/tokens/:id',
+    {
+      config: { access: allOf('api'), errors: own('Failed to revoke token') },
+      schema: { tags: TAGS, summary: 'Revoke one of your tokens', params: TokenIdParams, response: responses(own('Failed to revoke token'), { 200: Revoked, 404: ErrorBody }) },
+    },
+    async (request) => {
+      const identity = identityOf(request);
+      if (!revokeToken(db, { id: request.params.id, userId: identity.user.id, now: clock.now() })) throw failure(404, 'Token not found');
+      return { revoked: true as const };
+    },
+  );
+
+  // spec: part1 > Administering other users' tokens
+  const admin = (internal?: string): RouteErrors => ({
+    validation: 'errors',
+    failure: 'error',
+    denial: { status: 403, family: 'error', message: 'Forbidden' },
+    ...(internal ? { internal } : {}),
+  });
+  const mustExist = (userId: number) => {
+    if (!deps.userExists(userId)) throw failure(404, 'User not found');
+  };
+
+  app.get(
+    '/api/users/:userId/tokens',
+    {
+      config: { access: allOf('users'), errors: admin('Failed to load tokens') },
+      schema: { tags: TAGS, summary: "List another user's tokens", params: UserIdParams, response: responses(admin('Failed to load tokens'), { 200: TokenList, 404: ErrorBody }) },
+    },
+    async (request) => {
+      mustExist(request.params.userId);
+      return { tokens: list(request.params.userId) };
+    },
+  );
+
+  app.delete(
+    '/api/users/:userId/tokens/:id',
+    {
+      config: { access: allOf('users'), errors: admin() },
+      schema: { tags: TAGS, summary: "Revoke another user's token", params: UserTokenParams, response: responses(admin(), { 200: Revoked, 404: ErrorBody }) },
+    },
+    async (request) => {
+      const { userId, id } = request.params;
+      const revoked = revokeToken(db, { id, userId, now: clock.now(), byUserId: identityOf(request).user.id });
+      if (!revoked || !findToken(db, id)) throw failure(404, 'Token not found');
+      return { revoked: true as const };
+    },
+  );
+
+  app.post(
+    '/api/users/:userId/tokens/revoke-all',
+    {
+      config: { access: allOf('users'), errors: admin() },
+      schema: { tags: TAGS, summary: "Revoke all of a user's tokens and end their web session", params: UserIdParams, response: responses(admin(), { 200: RevokedCount, 404: ErrorBody }) },
+    },
+    async (request) => {
+      const { userId } = request.params;
+      mustExist(userId);
+      const revoked = deps.tokens.revokeEverything(userId, identityOf(request).user.id);
+      return { revoked, user_id: userId };
+    },
+  );
+}

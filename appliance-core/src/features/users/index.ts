@@ -1,0 +1,17 @@
+export {
+  findUserById,
+  findUserByLogin,
+  insertUser,
+  listPermissions,
+  permissionSlugsOf,
+  permissionsBySlug,
+  replacePermissions,
+  tagsOf,
+  consumeTotpStep,
+  updateUser,
+  userExists,
+  SUPER_ADMIN_USER_ID,
+  type UserRow,
+} from './users.repository.js';
+export { usersRoutes } from './users.routes.js';
+export { seedSuperAdmin } from './users.seed.js';

@@ -1,0 +1,109 @@
+/**
+ * Boot configuration: environment variables, each also a CLI flag of the same meaning.
+ * Checked once at start; every bad key is listed in one error, and nothing is read from
+ * the environment anywhere else.
+ */
+import path from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const ConfigSchema = Type.Object({
+  dataDir: Type.String({ minLength: 1 }),
+  bind: Type.String({ minLength: 1 }),
+  httpsPort: Type.Integer({ minimum: 0, maximum: 65535 }),
+  syslogPort: Type.Integer({ minimum: 0, maximum: 65535 }),
+  netflowPort: Type.Integer({ minimum: 0, maximum: 65535 }),
+  adminPassword: Type.Optional(Type.String({ minLength: 1 })),
+  logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
+  loginTokenTtlHours: Type.Integer({ minimum: 1, maximum: 8760 }),
+  trustedProxies: Type.Array(Type.String({ minLength: 1 })),
+});
+export type ApplianceConfig = Static<typeof ConfigSchema>;
+
+interface Setting {
+  key: keyof ApplianceConfig;
+  env: string;
+  flag: string;
+  kind: 'string' | 'integer' | 'list';
+  default?: string;
+  help: string;
+}
+
+/** The configuration table; the README's table is written from the same entries. */
+export const SETTINGS: readonly Setting[] = [
+  { key: 'dataDir', env: 'APPLIANCE_DATA_DIR', flag: '--data-dir', kind: 'string', default: './data', help: 'Data directory: database, secret key, TLS certificate' },
+  { key: 'bind', env: 'APPLIANCE_BIND', flag: '--bind', kind: 'string', default: '127.0.0.1', help: 'Address the HTTPS API listens on' },
+  { key: 'httpsPort', env: 'APPLIANCE_HTTPS_PORT', flag: '--https-port', kind: 'integer', default: '8443', help: 'HTTPS port (0 picks a free one)' },
+  { key: 'syslogPort', env: 'APPLIANCE_SYSLOG_PORT', flag: '--syslog-port', kind: 'integer', default: '5514', help: 'Syslog UDP and TCP port (0 disables)' },
+  { key: 'netflowPort', env: 'APPLIANCE_NETFLOW_PORT', flag: '--netflow-port', kind: 'integer', default: '2055', help: 'NetFlow/IPFIX UDP port (0 disables)' },
+  { key: 'adminPassword', env: 'APPLIANCE_ADMIN_PASSWORD', flag: '--admin-password', kind: 'string', help: 'Initial password of user 1 (first start only); random when unset' },
+  { key: 'logLevel', env: 'APPLIANCE_LOG_LEVEL', flag: '--log-level', kind: 'string', default: 'info', help: 'fatal, error, warn, info, debug, trace or silent' },
+  { key: 'loginTokenTtlHours', env: 'APPLIANCE_LOGIN_TOKEN_TTL_HOURS', flag: '--login-token-ttl-hours', kind: 'integer', default: '12', help: 'Lifetime of tokens issued by POST /api/login, in hours' },
+  { key: 'trustedProxies', env: 'APPLIANCE_TRUSTED_PROXIES', flag: '--trusted-proxies', kind: 'list', default: '', help: 'Comma-separated proxy addresses/CIDRs whose X-Forwarded-* headers are honoured' },
+];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+  }
+}
+
+function parseFlags(argv: readonly string[], problems: string[]): Map<string, string> {
+  const known = new Map(SETTINGS.map((s) => [s.flag, s]));
+  const values = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const eq = arg.indexOf('=');
+    const flag = eq === -1 ? arg : arg.slice(0, eq);
+    if (!known.has(flag)) {
+      problems.push(`unknown option ${flag}`);
+      continue;
+    }
+    let value: string | undefined;
+    if (eq !== -1) value = arg.slice(eq + 1);
+    else {
+      value = argv[i + 1];
+      i++;
+    }
+    if (value === undefined) problems.push(`${flag} needs a value`);
+    else values.set(flag, value);
+  }
+  return values;
+}
+
+/** Flags beat environment variables; both beat defaults. Throws ConfigError listing every bad key. */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  argv: readonly string[] = [],
+  cwd: string = process.cwd(),
+): ApplianceConfig {
+  const problems: string[] = [];
+  const flags = parseFlags(argv, problems);
+  const raw: Record<string, unknown> = {};
+  for (const s of SETTINGS) {
+    const text = flags.get(s.flag) ?? env[s.env] ?? s.default;
+    if (text === undefined) continue;
+    const source = flags.has(s.flag) ? s.flag : env[s.env] !== undefined ? s.env : 'default';
+    if (s.kind === 'integer') {
+      if (!/^\d+$/.test(text.trim())) {
+        problems.push(`${source}: "${text}" is not a whole number`);
+        continue;
+      }
+      raw[s.key] = Number(text.trim());
+    } else if (s.kind === 'list') {
+      raw[s.key] = text.split(',').map((x) => x.trim()).filter(Boolean);
+    } else raw[s.key] = text;
+  }
+  if (problems.length === 0) {
+    for (const err of Value.Errors(ConfigSchema, raw)) {
+      const setting = SETTINGS.find((s) => `/${s.key}` === err.path);
+      problems.push(`${setting ? `${setting.env} (${setting.flag})` : err.path}: ${err.message}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  const config = raw as ApplianceConfig;
+  config.dataDir = path.resolve(cwd, config.dataDir);
+  return config;
+}

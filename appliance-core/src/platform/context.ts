@@ -1,0 +1,15 @@
+import type { Logger } from 'pino';
+import type { ApplianceConfig } from './config/config.js';
+import type { DB } from './db/database.js';
+import type { SecretBox } from './security/secret-box.js';
+import type { Clock } from './time/time.js';
+
+/** What the composition root hands every feature. */
+export interface CoreContext {
+  db: DB;
+  clock: Clock;
+  secrets: SecretBox;
+  config: ApplianceConfig;
+  log: Logger;
+  hostname: () => string;
+}

@@ -1,0 +1,60 @@
+/**
+ * The one error handler. Invariant: a failure body is always in the family the route declared,
+ * never carries a stack trace, an internal message or a secret; unexpected errors are logged
+ * with their context and answered with the route's declared internal message.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiFailure, DEFAULT_ERRORS, render, validationStatus, type RouteErrors } from './envelopes.js';
+import { fieldErrorsFrom } from './validation.js';
+
+function errorsOf(request: FastifyRequest): RouteErrors {
+  return request.routeOptions.config?.errors ?? DEFAULT_ERRORS;
+}
+
+function send(reply: FastifyReply, rendered: { status: number; body: Record<string, unknown> }) {
+  return reply.code(rendered.status).type('application/json; charset=utf-8').send(rendered.body);
+}
+
+/** Client errors Fastify raises before validation (bad JSON, poisoned prototypes, size, media type). */
+const CLIENT_ERROR_MESSAGES: Record<string, string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported Media Type.',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The request body length is invalid.',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body must not be empty when Content-Type is application/json.',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large.',
+  FST_ERR_CTP_INVALID_TYPE: 'The Content-Type header is invalid.',
+};
+
+export function renderFailure(request: FastifyRequest, err: ApiFailure) {
+  const errors = errorsOf(request);
+  return render(err.family ?? errors.failure, err.status, err.message, err.fields, err.oauthCode);
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const errors = errorsOf(request);
+    if (err instanceof ApiFailure) return send(reply, renderFailure(request, err));
+    if (err.validation) {
+      const { fields, first } = fieldErrorsFrom(err.validation as never);
+      const status = validationStatus(errors);
+      return send(reply, render(errors.validation, status, first, fields));
+    }
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const message =
+        CLIENT_ERROR_MESSAGES[err.code] ??
+        (err.name === 'SyntaxError' || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
+          ? 'The request body is not valid JSON.'
+          : /prototype|constructor/i.test(err.message)
+            ? 'The request body contains a forbidden property name.'
+            : 'The request could not be processed.');
+      if (status === 413 || status === 415) return send(reply, render(errors.failure, status, message));
+      return send(reply, render(errors.validation, validationStatus(errors), message, { body: [message] }));
+    }
+    request.log.error({ err, method: request.method, url: request.routeOptions.url }, 'unexpected failure');
+    return send(reply, render(errors.failure, 500, errors.internal ?? 'Server Error'));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send(request.url.startsWith('/api/') ? { status: false, hasError: true, message: 'Not Found' } : { message: 'Not Found' });
+  });
+}

@@ -1,0 +1,76 @@
+/**
+ * Builds the Fastify instance every feature registers on: HTTPS (TLS 1.2+), strict body
+ * parsing, the auth hook, the error handler, rate limits, security headers and OpenAPI.
+ */
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { installAuthHook } from './auth-hook.js';
+import { installErrorHandler } from './error-handler.js';
+import type { IdentityResolver } from './identity.js';
+import { installRateLimits } from './rate-limit.js';
+import { enforceRouteDeclarations } from './route-config.js';
+import { installContentTypeGate, installSecurityHeaders } from './security-headers.js';
+
+export interface HttpServerOptions {
+  logger: Logger;
+  tls: { key: string; cert: string } | null;
+  trustedProxies: readonly string[];
+  resolver: IdentityResolver;
+  version: string;
+}
+
+export type App = FastifyInstance<any, any, any, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+export async function createHttpServer(options: HttpServerOptions): Promise<App> {
+  const app = Fastify({
+    loggerInstance: options.logger as unknown as FastifyBaseLogger,
+    // Per-request lines are off: errors are logged by the error handler with their context.
+    logController: new LogController({ disableRequestLogging: true }),
+    ...(options.tls ? { https: { key: options.tls.key, cert: options.tls.cert, minVersion: 'TLSv1.2' as const } } : {}),
+    // X-Forwarded-* are ignored unless the operator names the proxies to trust.
+    trustProxy: options.trustedProxies.length > 0 ? [...options.trustedProxies] : false,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    bodyLimit: 1_048_576,
+    return503OnClosing: true,
+    forceCloseConnections: true,
+    ajv: { customOptions: { allErrors: false, verbose: true, coerceTypes: false, removeAdditional: true, useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  app.removeContentTypeParser('text/plain');
+  // JSON with prototype-poisoning protection; an empty body (clients that always send the
+  // header) counts as no body rather than a parse error.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
+    parseJson(request, body as string, done);
+  });
+  enforceRouteDeclarations(app);
+  installErrorHandler(app);
+  await app.register(cookie);
+  await app.register(formbody);
+  await installRateLimits(app);
+  installAuthHook(app, options.resolver);
+  installContentTypeGate(app);
+  installSecurityHeaders(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Network monitoring appliance API',
+        version: options.version,
+        description: 'REST API of the appliance. Every /api route except the public ones takes `Authorization: Bearer <token>`.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    hideUntagged: false,
+  });
+  return app;
+}

@@ -1,0 +1,62 @@
+/**
+ * Who is calling: resolved once per request by the auth hook from a bearer token (or the
+ * browser session on /auth/*). Features provide the resolver; the platform only consumes it.
+ */
+
+export interface IdentityUser {
+  id: number;
+  username: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  auth_source: 'local' | 'ldap';
+}
+
+export interface Identity {
+  user: IdentityUser;
+  /** The bearer token used, or null for a browser session. */
+  tokenId: number | null;
+  /** The browser session used, or null for a bearer token. */
+  sessionId: number | null;
+  scopes: readonly string[];
+  permissions: ReadonlySet<string>;
+  /** Tag ids the user is restricted to; null means unrestricted (no tags, or `sa`). */
+  tagIds: readonly number[] | null;
+  tagSlugs: readonly string[];
+}
+
+export interface IdentityResolver {
+  fromBearer(token: string): Identity | null;
+  fromSession(sessionCookie: string): Identity | null;
+}
+
+export type Access =
+  | { kind: 'public' }
+  | { kind: 'authenticated' }
+  | { kind: 'permission'; allOf?: readonly string[]; anyOf?: readonly string[] }
+  | { kind: 'browser-session'; anyOf?: readonly string[] }
+  | { kind: 'token-or-signature' };
+
+export const publicAccess: Access = { kind: 'public' };
+export const authenticated: Access = { kind: 'authenticated' };
+export const allOf = (...slugs: string[]): Access => ({ kind: 'permission', allOf: slugs });
+export const anyOf = (...slugs: string[]): Access => ({ kind: 'permission', anyOf: slugs });
+
+export const SUPER_ADMIN = 'sa';
+
+export function isSuperAdmin(identity: Identity): boolean {
+  return identity.permissions.has(SUPER_ADMIN);
+}
+
+/** The permission gate: `sa` bypasses; all-of needs every slug, any-of at least one. */
+export function permits(identity: Identity, access: Access): boolean {
+  if (access.kind === 'public' || access.kind === 'authenticated' || access.kind === 'token-or-signature') return true;
+  if (isSuperAdmin(identity)) return true;
+  const has = (slug: string) => identity.permissions.has(slug);
+  if (access.kind === 'permission') {
+    if (access.allOf && !access.allOf.every(has)) return false;
+    if (access.anyOf && access.anyOf.length > 0 && !access.anyOf.some(has)) return false;
+    return true;
+  }
+  return !access.anyOf || access.anyOf.length === 0 || access.anyOf.some(has);
+}

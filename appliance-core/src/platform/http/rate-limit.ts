@@ -1,0 +1,66 @@
+/**
+ * Rate limits (spec part 1, Limits) through @fastify/rate-limit, per client address. Its
+ * in-memory store gives every route a private bucket even when routes name a group, so this
+ * store keeps one map for all routes: a route's key is its own route unless it names a group,
+ * in which case every route of the group counts against the same bucket.
+ */
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiFailure } from './envelopes.js';
+
+interface Counter {
+  current: number;
+  ttl: number;
+  startMs: number;
+}
+
+const MAX_KEYS = 50_000;
+
+class SharedWindowStore {
+  private readonly counters = new Map<string, Counter>();
+
+  child(): this {
+    return this;
+  }
+
+  incr(key: string, callback: (err: Error | null, result: { current: number; ttl: number }) => void, timeWindow: number): void {
+    const now = Date.now();
+    let counter = this.counters.get(key);
+    if (!counter || counter.startMs + timeWindow <= now) {
+      if (!counter && this.counters.size >= MAX_KEYS) this.evictExpired(now, timeWindow);
+      counter = { current: 0, ttl: timeWindow, startMs: now };
+      this.counters.set(key, counter);
+    }
+    counter.current++;
+    counter.ttl = counter.startMs + timeWindow - now;
+    callback(null, { current: counter.current, ttl: counter.ttl });
+  }
+
+  private evictExpired(now: number, timeWindow: number): void {
+    for (const [key, c] of this.counters) if (c.startMs + timeWindow <= now) this.counters.delete(key);
+    if (this.counters.size >= MAX_KEYS) this.counters.delete(this.counters.keys().next().value as string);
+  }
+}
+
+function keyOf(request: FastifyRequest): string {
+  const limit = request.routeOptions.config?.rateLimit;
+  const group = limit ? limit.groupId : undefined;
+  // The plugin appends the group id itself; without one, the route is the bucket.
+  return group ? `${request.ip}|` : `${request.ip}|${request.method} ${request.routeOptions.url}`;
+}
+
+export async function installRateLimits(app: FastifyInstance): Promise<void> {
+  await app.register(rateLimit, {
+    global: false,
+    store: SharedWindowStore as never,
+    keyGenerator: keyOf,
+    addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
+    addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': true },
+    errorResponseBuilder: (_request, context) => {
+      const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
+      return new ApiFailure(429, `Too Many Attempts. Retry after ${seconds} seconds.`, { oauthCode: 'temporarily_unavailable' });
+    },
+  });
+}
+
+export const PER_MINUTE = 60_000;

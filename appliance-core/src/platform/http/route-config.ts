@@ -1,0 +1,37 @@
+/**
+ * What every route declares in its `config`, and the boot-time check that it did.
+ */
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { RouteErrors } from './envelopes.js';
+import type { Access, Identity } from './identity.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+    errors?: RouteErrors;
+    /** Media types the route accepts for a request body (default: application/json). */
+    accepts?: readonly string[];
+  }
+  interface FastifyRequest {
+    identity: Identity | null;
+  }
+}
+
+const GUARDED_PREFIXES = ['/api/', '/auth/', '/.well-known/'];
+
+/** Refuses to boot when a guarded route lacks a declared access rule or error shape. */
+export function enforceRouteDeclarations(app: FastifyInstance): void {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.method === 'HEAD' || !GUARDED_PREFIXES.some((p) => route.url.startsWith(p))) return;
+    const config = (route.config ?? {}) as { access?: Access; errors?: RouteErrors };
+    const where = `${String(route.method)} ${route.url}`;
+    if (!config.access) throw new Error(`route ${where} declares no access (permission or public)`);
+    if (!config.errors) throw new Error(`route ${where} declares no error shape`);
+  });
+}
+
+/** The identity of an authenticated route; the auth hook guarantees it is set. */
+export function identityOf(request: { identity: Identity | null }): Identity {
+  if (!request.identity) throw new Error('identityOf() used on a route without authentication');
+  return request.identity;
+}

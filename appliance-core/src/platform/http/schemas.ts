@@ -1,0 +1,59 @@
+/**
+ * TypeBox shapes of the failure families, and the helper that adds them to a route's response
+ * map so that /openapi.json documents every status a route can answer and serialization never
+ * mangles a failure body (a legacy route's HTTP 200 answers either its success or the failure).
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { Family, RouteErrors } from './envelopes.js';
+
+export const LegacyFailureBody = Type.Object(
+  { status: Type.Literal(false), hasError: Type.Literal(true), message: Type.String() },
+  { $id: 'LegacyFailure', description: 'HTTP 200 failure of the legacy family' },
+);
+export const StatusMessageBody = Type.Object({ status: Type.Literal(false), message: Type.String() });
+export const ErrorBody = Type.Object({ error: Type.String() });
+export const FieldErrorsMap = Type.Record(Type.String(), Type.Array(Type.String()));
+export const ErrorsBody = Type.Object({ errors: FieldErrorsMap });
+export const MessageBody = Type.Object({ message: Type.String() });
+export const MessageErrorsBody = Type.Object({ message: Type.String(), errors: Type.Optional(FieldErrorsMap) });
+export const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
+
+const FAMILY_BODY: Record<Family, TSchema> = {
+  legacy: LegacyFailureBody,
+  statusMessage: StatusMessageBody,
+  error: ErrorBody,
+  errors: Type.Union([ErrorsBody, ErrorBody]),
+  message: MessageBody,
+  messageErrors: MessageErrorsBody,
+  oauth: OAuthErrorBody,
+};
+
+export function familyBody(family: Family): TSchema {
+  return FAMILY_BODY[family];
+}
+
+/** A legacy success body and the legacy failure, both answered with HTTP 200. */
+export function legacy200(success: TSchema): TSchema {
+  return Type.Union([success, LegacyFailureBody]);
+}
+
+/**
+ * The response map of a route: its own statuses plus the ones the platform may answer
+ * (validation, denial, media type, rate limit, internal error) in the route's families.
+ */
+export function responses(errors: RouteErrors, own: Record<number, TSchema>, options: { authenticated?: boolean; rateLimited?: boolean } = {}) {
+  const map: Record<number, TSchema> = { ...own };
+  const add = (status: number, schema: TSchema) => {
+    if (!(status in map)) map[status] = schema;
+  };
+  const validationStatus = errors.validationStatus ?? { legacy: 200, errors: 400, oauth: 400 }[errors.validation as string] ?? 422;
+  if (validationStatus !== 200) add(validationStatus, familyBody(errors.validation));
+  if (options.authenticated !== false) {
+    add(errors.unauthenticated?.status ?? 401, familyBody(errors.unauthenticated?.family ?? 'legacy'));
+    if (errors.denial) add(errors.denial.status, familyBody(errors.denial.family ?? 'legacy'));
+  }
+  add(415, familyBody(errors.failure === 'legacy' ? 'legacy' : errors.failure));
+  if (options.rateLimited) add(429, familyBody(errors.failure));
+  if (errors.failure !== 'legacy') add(500, familyBody(errors.failure));
+  return map;
+}

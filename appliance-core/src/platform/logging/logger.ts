@@ -1,0 +1,21 @@
+import pino, { type Logger } from 'pino';
+
+/** Paths that never reach a log line, whatever a caller logs. */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.access_token',
+  '*.refresh_token',
+  '*.token',
+  '*.client_secret',
+  '*.bind_password',
+  '*.authpass',
+  '*.privpass',
+  '*.snmp_community',
+];
+
+export function createLogger(level: string): Logger {
+  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { app: 'appliance' } });
+}
