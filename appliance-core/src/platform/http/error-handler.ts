@@ -42,10 +42,10 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (status >= 400 && status < 500) {
       const message =
         CLIENT_ERROR_MESSAGES[err.code] ??
-        (err.name === 'SyntaxError' || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
-          ? 'The request body is not valid JSON.'
-          : /prototype|constructor/i.test(err.message)
-            ? 'The request body contains a forbidden property name.'
+        (err.code === 'ERR_PROTO_POISONING'
+          ? 'The request body contains a forbidden property name.'
+          : err.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
+            ? 'The request body is not valid JSON.'
             : 'The request could not be processed.');
       if (status === 413 || status === 415) return send(reply, render(errors.failure, status, message));
       return send(reply, render(errors.validation, validationStatus(errors), message, { body: [message] }));

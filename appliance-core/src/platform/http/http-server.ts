@@ -6,6 +6,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import secureJson from 'secure-json-parse';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { installAuthHook } from './auth-hook.js';
@@ -38,17 +39,26 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     bodyLimit: 1_048_576,
     return503OnClosing: true,
     forceCloseConnections: true,
-    ajv: { customOptions: { allErrors: false, verbose: true, coerceTypes: false, removeAdditional: true, useDefaults: true } },
+    ajv: { customOptions: { allErrors: false, verbose: true, coerceTypes: false, removeAdditional: 'all', useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.removeContentTypeParser('text/plain');
   // JSON with prototype-poisoning protection; an empty body (clients that always send the
   // header) counts as no body rather than a parse error.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
-    parseJson(request, body as string, done);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' }));
+    } catch (err) {
+      const poisoned = /forbidden (prototype|constructor) property/.test((err as Error).message);
+      const error = Object.assign(new Error(poisoned ? 'forbidden prototype property' : 'invalid JSON'), {
+        statusCode: 400,
+        code: poisoned ? 'ERR_PROTO_POISONING' : 'FST_ERR_CTP_INVALID_JSON_BODY',
+      });
+      done(error, undefined);
+    }
   });
   enforceRouteDeclarations(app);
   installErrorHandler(app);

@@ -15,18 +15,32 @@ declare module 'fastify' {
   interface FastifyRequest {
     identity: Identity | null;
   }
+  interface FastifyInstance {
+    /** Every guarded route as declared (the contract test compares it with the spec's list). */
+    declaredRoutes: DeclaredRoute[];
+  }
 }
 
-const GUARDED_PREFIXES = ['/api/', '/auth/', '/.well-known/'];
+export interface DeclaredRoute {
+  method: string;
+  url: string;
+  access: Access;
+  errors: RouteErrors;
+}
+
+const GUARDED_PREFIXES = ['/api/', '/auth/', '/.well-known/', '/openapi.json'];
 
 /** Refuses to boot when a guarded route lacks a declared access rule or error shape. */
 export function enforceRouteDeclarations(app: FastifyInstance): void {
+  const declared: DeclaredRoute[] = [];
+  app.decorate('declaredRoutes', declared);
   app.addHook('onRoute', (route: RouteOptions) => {
     if (route.method === 'HEAD' || !GUARDED_PREFIXES.some((p) => route.url.startsWith(p))) return;
     const config = (route.config ?? {}) as { access?: Access; errors?: RouteErrors };
     const where = `${String(route.method)} ${route.url}`;
     if (!config.access) throw new Error(`route ${where} declares no access (permission or public)`);
     if (!config.errors) throw new Error(`route ${where} declares no error shape`);
+    for (const method of [route.method].flat()) declared.push({ method: String(method), url: route.url, access: config.access, errors: config.errors });
   });
 }
 

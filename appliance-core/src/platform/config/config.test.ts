@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({}, [], '/srv');
+    expect(config).toEqual({
+      dataDir: '/srv/data',
+      bind: '127.0.0.1',
+      httpsPort: 8443,
+      syslogPort: 5514,
+      netflowPort: 2055,
+      logLevel: 'info',
+      loginTokenTtlHours: 12,
+      trustedProxies: [],
+    });
+  });
+
+  it('reads environment variables and lets equal CLI flags win', () => {
+    const env = { APPLIANCE_DATA_DIR: '/var/lib/a', APPLIANCE_HTTPS_PORT: '9443', APPLIANCE_BIND: '::1', APPLIANCE_ADMIN_PASSWORD: 'Secret-123', APPLIANCE_TRUSTED_PROXIES: '10.0.0.1, 10.0.0.2' };
+    const config = loadConfig(env, ['--https-port', '10443', '--log-level=warn', '--syslog-port', '0'], '/');
+    expect(config).toMatchObject({ dataDir: '/var/lib/a', httpsPort: 10443, bind: '::1', logLevel: 'warn', syslogPort: 0, adminPassword: 'Secret-123', trustedProxies: ['10.0.0.1', '10.0.0.2'] });
+  });
+
+  it('lists every bad key at once', () => {
+    try {
+      loadConfig({ APPLIANCE_HTTPS_PORT: 'eighty', APPLIANCE_LOG_LEVEL: 'loud' }, ['--bogus', 'x', '--netflow-port', '70000']);
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const problems = (err as ConfigError).problems.join('\n');
+      expect(problems).toMatch(/unknown option --bogus/);
+      expect(problems).toMatch(/APPLIANCE_HTTPS_PORT: "eighty" is not a whole number/);
+    }
+    try {
+      loadConfig({ APPLIANCE_LOG_LEVEL: 'loud' }, ['--netflow-port', '70000']);
+      expect.unreachable();
+    } catch (err) {
+      const problems = (err as ConfigError).problems.join('\n');
+      expect(problems).toMatch(/APPLIANCE_LOG_LEVEL/);
+      expect(problems).toMatch(/APPLIANCE_NETFLOW_PORT \(--netflow-port\)/);
+    }
+  });
+
+  it('refuses a flag without its value', () => {
+    expect(() => loadConfig({}, ['--data-dir'])).toThrow(/--data-dir needs a value/);
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from './database.js';
+import { loadMigrations, migrate, MigrationError } from './migrate.js';
+
+describe('migrations', () => {
+  it('are numbered without gaps and apply once, in one go', () => {
+    const migrations = loadMigrations();
+    expect(migrations.map((m) => m.id)).toEqual(migrations.map((_, i) => i + 1));
+    const db = openDatabase(':memory:');
+    expect(migrate(db, 1)).toEqual(migrations.map((m) => m.id));
+    expect(migrate(db, 2)).toEqual([]);
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
+    expect(tables).toEqual(expect.arrayContaining(['users', 'access_tokens', 'web_sessions', 'permissions', 'devices', 'profiles', 'tags']));
+  });
+
+  it('seeds the permission catalogue, the default profiles and device 1', () => {
+    const db = openDatabase(':memory:');
+    migrate(db, 1);
+    const slugs = (db.prepare('SELECT slug FROM permissions').all() as { slug: string }[]).map((p) => p.slug);
+    expect(slugs.sort()).toEqual(['agentadmin', 'alerts', 'api', 'capture', 'devices', 'logs', 'overwatch', 'sa', 'system', 'tools', 'urls', 'users', 'vne', 'write_devices']);
+    expect(db.prepare('SELECT id, ip_address FROM devices WHERE id = 1').get()).toEqual({ id: 1, ip_address: '127.0.0.1' });
+    expect((db.prepare('SELECT count(*) AS n FROM profiles').get() as { n: number }).n).toBeGreaterThanOrEqual(5);
+  });
+
+  it('refuses a database written by a newer release', () => {
+    const db = openDatabase(':memory:');
+    migrate(db, 1);
+    db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (999, ?, 0)').run('future');
+    expect(() => migrate(db, 2)).toThrow(MigrationError);
+  });
+
+  it('rolls back every migration of a run when one fails', () => {
+    const db = openDatabase(':memory:');
+    expect(() =>
+      migrate(db, 1, [
+        { id: 1, name: 'ok', sql: 'CREATE TABLE a (x INTEGER) STRICT;' },
+        { id: 2, name: 'broken', sql: 'CREATE TABLE b (x NOPE_TYPE) STRICT;' },
+      ]),
+    ).toThrow();
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'a'").get()).toBeUndefined();
+  });
+
+  it('keeps the STRICT, foreign-key and WAL settings', () => {
+    const db = openDatabase(':memory:');
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    migrate(db, 1);
+    const strict = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'users'").get() as { sql: string };
+    expect(strict.sql).toMatch(/STRICT/);
+  });
+});

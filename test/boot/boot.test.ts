@@ -1,0 +1,166 @@
+/**
+ * The boot contract (ARCHITECTURE.md), exercised on the real `appliance-core/dist/server.js`:
+ * first start, the ready line, SIGTERM within 5 s, data kept across starts, and one-line
+ * errors with exit code 1 for a corrupt or unusable data dir, bad configuration or a busy port.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import { Agent, request } from 'undici';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runServer, startServer, stopServer } from '../harness/process.js';
+
+const agent = new Agent({ connect: { rejectUnauthorized: false } });
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-boot-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function call(url: string, method: string, urlPath: string, body?: unknown, token?: string) {
+  const res = await request(`${url}${urlPath}`, {
+    method: method as never,
+    dispatcher: agent,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.statusCode, headers: res.headers, body: (await res.body.json()) as any };
+}
+
+/** Exits 1 with one line on stderr that names the problem, and no stack trace. */
+async function expectOneLineFailure(run: ReturnType<typeof runServer>, pattern: RegExp) {
+  const { code } = await run.exited;
+  const stderr = run.stderr().trim();
+  expect(code).toBe(1);
+  expect(stderr.split('\n')).toHaveLength(1);
+  expect(stderr).toMatch(/^appliance: /);
+  expect(stderr).toMatch(pattern);
+  expect(stderr).not.toMatch(/\n\s+at |\.js:\d+/);
+}
+
+describe('first start on an empty data dir', () => {
+  it('creates everything, prints the ready line and the generated admin password, answers, and stops on SIGTERM', async () => {
+    const dataDir = path.join(tempDir(), 'nested', 'data');
+    const server = await startServer({ APPLIANCE_DATA_DIR: dataDir });
+    try {
+      expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const password = fs.readFileSync(path.join(dataDir, 'initial-admin-password'), 'utf8').trim();
+      expect(server.stdout()).toContain(password);
+      expect(fs.statSync(path.join(dataDir, 'initial-admin-password')).mode & 0o777).toBe(0o600);
+      expect(fs.statSync(path.join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
+      expect(fs.existsSync(path.join(dataDir, 'appliance.db'))).toBe(true);
+      expect(fs.existsSync(path.join(dataDir, 'tls', 'cert.pem'))).toBe(true);
+
+      const info = await call(server.url, 'POST', '/api/information');
+      expect(info.status).toBe(200);
+      expect(info.body).toMatchObject({ status: 201, hasError: false });
+      const login = await call(server.url, 'POST', '/api/login', { email: 'admin@appliance.local', password });
+      expect(login.body.status).toBe(201);
+      const me = await call(server.url, 'GET', '/api/me', undefined, login.body.access_token);
+      expect(me.body).toMatchObject({ id: 1, username: 'admin', email: 'admin@appliance.local', active: true });
+    } finally {
+      const stopped = await stopServer(server);
+      expect(stopped.code).toBe(0);
+      expect(stopped.ms).toBeLessThan(5000);
+    }
+  });
+});
+
+describe('second start on the same data dir', () => {
+  it('keeps users, tokens and the admin password, and prints no new password', async () => {
+    const dataDir = tempDir();
+    const env = { APPLIANCE_DATA_DIR: dataDir, APPLIANCE_ADMIN_PASSWORD: 'First-Passw0rd' };
+    const first = await startServer(env);
+    let pat: string;
+    try {
+      expect(fs.existsSync(path.join(dataDir, 'initial-admin-password'))).toBe(false);
+      const login = await call(first.url, 'POST', '/api/login', { email: 'admin', password: 'First-Passw0rd' });
+      const created = await call(first.url, 'POST', '/api/tokens', { name: 'kept across restarts' }, login.body.access_token);
+      expect(created.status).toBe(201);
+      pat = created.body.access_token;
+      const user = await call(first.url, 'POST', '/api/createUser', { first_name: 'Kay', last_name: 'Lee', email: 'kay@example.test', username: 'kay', password: 'Kay-Passw0rd' }, login.body.access_token);
+      expect(user.body).toEqual({ status: 201 });
+    } finally {
+      expect((await stopServer(first)).code).toBe(0);
+    }
+    const cert = fs.readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8');
+
+    const second = await startServer({ APPLIANCE_DATA_DIR: dataDir, APPLIANCE_ADMIN_PASSWORD: 'Ignored-Passw0rd' });
+    try {
+      expect(second.stdout()).not.toMatch(/initial admin password/);
+      expect((await call(second.url, 'GET', '/api/me', undefined, pat)).body.username).toBe('admin');
+      expect((await call(second.url, 'POST', '/api/login', { email: 'admin', password: 'First-Passw0rd' })).body.status).toBe(201);
+      expect((await call(second.url, 'POST', '/api/login', { email: 'kay', password: 'Kay-Passw0rd' })).body.status).toBe(201);
+      expect(fs.readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8')).toBe(cert);
+    } finally {
+      expect((await stopServer(second)).code).toBe(0);
+    }
+  });
+});
+
+describe('TLS', () => {
+  it('offers TLS 1.2 and 1.3, refuses 1.1, and sends HSTS', async () => {
+    const server = await startServer({ APPLIANCE_DATA_DIR: tempDir(), APPLIANCE_ADMIN_PASSWORD: 'Tls-Passw0rd' });
+    try {
+      const port = Number(new URL(server.url).port);
+      const handshake = (options: tls.ConnectionOptions) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ...options }, () => {
+            resolve(socket.getProtocol() ?? '');
+            socket.end();
+          });
+          socket.on('error', reject);
+        });
+      expect(await handshake({ minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' })).toBe('TLSv1.2');
+      expect(await handshake({})).toBe('TLSv1.3');
+      await expect(handshake({ minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT:@SECLEVEL=0' })).rejects.toThrow();
+      const info = await call(server.url, 'POST', '/api/information');
+      expect(info.headers['strict-transport-security']).toMatch(/max-age=/);
+    } finally {
+      await stopServer(server);
+    }
+  });
+});
+
+describe('start-up failures give one clear line and exit code 1', () => {
+  it('a corrupt database', async () => {
+    const dataDir = tempDir();
+    fs.writeFileSync(path.join(dataDir, 'appliance.db'), 'this is not a database, just some text that is long enough '.repeat(100));
+    await expectOneLineFailure(runServer({ APPLIANCE_DATA_DIR: dataDir }), /cannot open database .*appliance\.db/);
+  });
+
+  it('a data dir that cannot be created', async () => {
+    const file = path.join(tempDir(), 'a-file');
+    fs.writeFileSync(file, 'x');
+    await expectOneLineFailure(runServer({ APPLIANCE_DATA_DIR: path.join(file, 'data') }), /data directory .* is not usable \(ENOTDIR\)/);
+  });
+
+  it.runIf(process.getuid?.() === 0 && fs.existsSync('/usr/sbin/runuser'))('a data dir the appliance user may not write', async () => {
+    const dataDir = tempDir();
+    fs.chmodSync(dataDir, 0o755);
+    const run = runServer({ APPLIANCE_DATA_DIR: dataDir }, [], { command: ['/usr/sbin/runuser', '-u', 'nobody', '--'] });
+    await expectOneLineFailure(run, /data directory .* is not usable \(EACCES\)/);
+  });
+
+  it('bad configuration lists every bad key', async () => {
+    const run = runServer({ APPLIANCE_DATA_DIR: tempDir(), APPLIANCE_HTTPS_PORT: 'https' }, ['--bogus-flag', '1']);
+    await expectOneLineFailure(run, /APPLIANCE_HTTPS_PORT.*not a whole number.*unknown option --bogus-flag|unknown option --bogus-flag.*APPLIANCE_HTTPS_PORT/);
+  });
+
+  it('a port already in use', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      await expectOneLineFailure(runServer({ APPLIANCE_DATA_DIR: tempDir(), APPLIANCE_HTTPS_PORT: String(port), APPLIANCE_ADMIN_PASSWORD: 'Port-Passw0rd' }), /already in use/);
+    } finally {
+      blocker.close();
+    }
+  });
+});
