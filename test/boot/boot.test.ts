@@ -10,6 +10,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { Agent, request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
+import { findProgram, havePeer } from '../harness/peers.js';
 import { runServer, startServer, stopServer } from '../harness/process.js';
 
 const agent = new Agent({ connect: { rejectUnauthorized: false } });
@@ -141,10 +142,11 @@ describe('start-up failures give one clear line and exit code 1', () => {
     await expectOneLineFailure(runServer({ APPLIANCE_DATA_DIR: path.join(file, 'data') }), /data directory .* is not usable \(ENOTDIR\)/);
   });
 
-  it.runIf(process.getuid?.() === 0 && fs.existsSync('/usr/sbin/runuser'))('a data dir the appliance user may not write', async () => {
+  // As root the appliance could write anywhere, so the check runs it as `nobody`.
+  it.runIf(process.getuid?.() === 0 && havePeer('runuser', 'util-linux'))('a data dir the appliance user may not write', async () => {
     const dataDir = tempDir();
     fs.chmodSync(dataDir, 0o755);
-    const run = runServer({ APPLIANCE_DATA_DIR: dataDir }, [], { command: ['/usr/sbin/runuser', '-u', 'nobody', '--'] });
+    const run = runServer({ APPLIANCE_DATA_DIR: dataDir }, [], { command: [findProgram('runuser') as string, '-u', 'nobody', '--'] });
     await expectOneLineFailure(run, /data directory .* is not usable \(EACCES\)/);
   });
 

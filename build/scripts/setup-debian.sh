@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs every Debian/Ubuntu package the appliance and its tests use (run as root, or it
+# re-runs itself with sudo). Safe to run again: apt skips what is installed.
+set -euo pipefail
+
+PACKAGES=(
+  # build of native modules (better-sqlite3, cap, node-pty) from source
+  build-essential python3
+  # user switching for the "unwritable data dir" boot test
+  util-linux
+  # on-box network tools (spec part 2, Network tools) and the ICMP poller
+  fping iputils-ping mtr-tiny traceroute iputils-tracepath nmap iperf3 whois netcat-openbsd socat
+  # packet capture (cap builds against libpcap) and capture checks
+  libpcap-dev tcpdump
+  # real peers for integration tests: SNMP agent, LDAP directory, NetFlow exporter/collector
+  snmpd snmp slapd ldap-utils softflowd nfdump
+  # SMTP sink for notification tests
+  python3-aiosmtpd
+  # console end-to-end tests: Playwright drives Debian's Chromium
+  chromium fonts-dejavu-core
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+  exec sudo --preserve-env=DEBIAN_FRONTEND bash "$0" "$@"
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup-debian: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+echo "setup-debian: installing ${missing[*]}"
+apt-get -o DPkg::Lock::Timeout=300 update -qq
+apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup-debian: done"
