@@ -7,7 +7,7 @@ import { authenticated, publicAccess, type IdentityResolver } from '../../platfo
 import { identityOf } from '../../platform/http/route-config.js';
 import { PER_MINUTE } from '../../platform/http/rate-limit.js';
 import { legacy200, responses, StatusMessageBody } from '../../platform/http/schemas.js';
-import { toIso } from '../../platform/time/time.js';
+import { HOUR_MS, toIso } from '../../platform/time/time.js';
 import { endSession, endSessionsOfToken, revokeToken, type TokenService } from '../tokens/index.js';
 import { findUserById } from '../users/index.js';
 import { Information, LoginBody, LoginSuccess, LogoutResult, Me, WebSessionResult } from './auth.schema.js';
@@ -108,8 +108,10 @@ export async function authRoutes(app: App, ctx: CoreContext, deps: AuthDeps): Pr
       if (current && current.user.id === identity.user.id) return { status: true as const };
       const token = identity.tokenId === null ? null : (db.prepare('SELECT expires_at FROM access_tokens WHERE id = ?').get(identity.tokenId) as { expires_at: number } | undefined);
       if (!token) throw failure(500, 'no session context');
-      const session = deps.tokens.openSession(identity.user.id, identity.tokenId, token.expires_at);
-      setSessionCookie(reply, session.cookie, token.expires_at);
+      // A browser session never outlives a login session, even when a long-lived token asks for it.
+      const expiresAt = Math.min(token.expires_at, clock.now() + ctx.config.loginTokenTtlHours * HOUR_MS);
+      const session = deps.tokens.openSession(identity.user.id, identity.tokenId, expiresAt);
+      setSessionCookie(reply, session.cookie, expiresAt);
       return { status: true as const };
     },
   );

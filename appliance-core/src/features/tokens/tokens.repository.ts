@@ -87,11 +87,11 @@ export function revokeToken(db: DB, args: { id: number; userId: number; now: num
   return true;
 }
 
-/** Revokes every live token of a user, skipping rows already revoked; returns how many were revoked now. */
+/** Revokes every live token of a user, skipping rows already revoked or expired; returns how many were revoked now. */
 export function revokeAllTokensOfUser(db: DB, userId: number, now: number, byUserId?: number): number {
   return db
-    .prepare('UPDATE access_tokens SET revoked_at = ?, revoked_by_user_id = ? WHERE user_id = ? AND revoked_at IS NULL')
-    .run(now, byUserId ?? null, userId).changes;
+    .prepare('UPDATE access_tokens SET revoked_at = @now, revoked_by_user_id = @by WHERE user_id = @userId AND revoked_at IS NULL AND expires_at > @now')
+    .run({ now, by: byUserId ?? null, userId }).changes;
 }
 
 /** Revokes live login tokens of a user that carry the given name (one live token per browser). */

@@ -60,9 +60,10 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
       const name = body.name.trim();
       const reserved = RESERVED_PREFIXES.find((prefix) => name.startsWith(prefix));
       if (reserved) {
-        throw failure(400, 'reserved prefix', { fields: { name: [`The name must not begin with the reserved prefix "${reserved}".`] } });
+        const message = `The name must not begin with the reserved prefix "${reserved}".`;
+        throw failure(400, message, { fields: { name: [message] }, family: 'errors' });
       }
-      if (name.length === 0) throw failure(400, 'empty', { fields: { name: ['The name field is required.'] } });
+      if (name.length === 0) throw failure(400, 'The name field is required.', { fields: { name: ['The name field is required.'] }, family: 'errors' });
       const minted = deps.tokens.mint({
         userId: identityOf(request).user.id,
         name,

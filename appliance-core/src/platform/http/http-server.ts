@@ -7,6 +7,7 @@ import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import secureJson from 'secure-json-parse';
+import { AjvCompiler } from '@fastify/ajv-compiler';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { installAuthHook } from './auth-hook.js';
@@ -26,6 +27,23 @@ export interface HttpServerOptions {
 
 export type App = FastifyInstance<any, any, any, FastifyBaseLogger, TypeBoxTypeProvider>;
 
+interface AjvServerOptions {
+  customOptions: Record<string, unknown>;
+  plugins: unknown[];
+}
+type ValidatorFor = (route: { schema: unknown; method: string; url: string; httpPart?: string }) => unknown;
+
+/**
+ * Request bodies are validated without coercion ("5" is not an integer), but path parameters
+ * and query strings are text by nature: they are coerced to their schema's types.
+ */
+function buildValidator(externalSchemas: unknown, ajv: AjvServerOptions): ValidatorFor {
+  const pool = AjvCompiler() as unknown as (schemas: unknown, options: AjvServerOptions) => ValidatorFor;
+  const strict = pool(externalSchemas, ajv);
+  const coercing = pool(externalSchemas, { ...ajv, customOptions: { ...ajv.customOptions, coerceTypes: 'array' } });
+  return (route) => (route.httpPart === 'body' ? strict(route) : coercing(route));
+}
+
 export async function createHttpServer(options: HttpServerOptions): Promise<App> {
   const app = Fastify({
     loggerInstance: options.logger as unknown as FastifyBaseLogger,
@@ -40,6 +58,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     return503OnClosing: true,
     forceCloseConnections: true,
     ajv: { customOptions: { allErrors: false, verbose: true, coerceTypes: false, removeAdditional: 'all', useDefaults: true } },
+    schemaController: { compilersFactory: { buildValidator: buildValidator as never } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.removeContentTypeParser('text/plain');

@@ -71,7 +71,9 @@ export function fieldErrorsFrom(errors: readonly AjvError[]): { fields: FieldErr
   for (const error of errors) {
     const field = fieldOf(error);
     const message = messageOf(error, field);
-    (fields[field] ??= []).push(message);
+    // A union reports one error per branch: keep each distinct message once.
+    const list = (fields[field] ??= []);
+    if (!list.includes(message)) list.push(message);
     first ||= message;
   }
   return { fields, first: first || 'The given data was invalid.' };
