@@ -1,0 +1,287 @@
+/**
+ * One scheduler for every interval job (pollers, discovery sweeps, housekeeping).
+ *
+ * Invariants:
+ * - Each job runs on its own interval, first after a random jitter within one interval, then at a
+ *   fixed rate (due times do not drift with run duration).
+ * - Jobs of one kind run at most `concurrency` at a time; a kind may instead collect due jobs into
+ *   batches (one fping process for many targets) of at most `maxBatch`.
+ * - A job whose previous run is still in flight when it falls due again is skipped (counted as an
+ *   overrun), so a slow or dead target never piles up work or delays other jobs.
+ * - Changes (add, update, remove) take effect at once; time and timers are injectable for tests.
+ */
+import type { Clock } from '../time/time.js';
+
+export interface JobSpec<T = unknown> {
+  id: string;
+  kind: string;
+  intervalMs: number;
+  /** Data handed to the runner (the tracker, device or network the job is about). */
+  payload: T;
+}
+
+export interface KindOptions<T = unknown> {
+  /** How many runs (or batches) of this kind may be in flight at once. */
+  concurrency: number;
+  /** Runs one job. Exactly one of run / runBatch is given. */
+  run?: (job: JobSpec<T>, signal: AbortSignal) => Promise<void>;
+  /** Runs several due jobs together. */
+  runBatch?: (jobs: JobSpec<T>[], signal: AbortSignal) => Promise<void>;
+  maxBatch?: number;
+}
+
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export interface SchedulerStats {
+  jobs: number;
+  running: number;
+  queued: number;
+  runs: number;
+  overruns: number;
+  failures: number;
+  /** Start time minus due time of recent runs, in ms. */
+  lateness: { p50: number; p99: number; max: number; samples: number };
+}
+
+interface Entry {
+  spec: JobSpec;
+  dueAt: number;
+  running: boolean;
+  queued: boolean;
+  removed: boolean;
+  heapIndex: number;
+}
+
+const LATENESS_WINDOW = 10_000;
+
+export class Scheduler {
+  private readonly entries = new Map<string, Entry>();
+  private readonly heap: Entry[] = [];
+  private readonly kinds = new Map<string, KindOptions<any> & { running: number; queue: Entry[] }>();
+  private timer: unknown = null;
+  private timerAt = Infinity;
+  private started = false;
+  private readonly abort = new AbortController();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly lateness: number[] = [];
+  private counters = { runs: 0, overruns: 0, failures: 0 };
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly timers: Timers = { setTimeout: (fn, ms) => setTimeout(fn, ms).unref(), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) },
+    private readonly random: () => number = Math.random,
+    private readonly onError: (err: unknown, jobs: JobSpec[]) => void = () => {},
+  ) {}
+
+  defineKind<T>(kind: string, options: KindOptions<T>): void {
+    if (!options.run === !options.runBatch) throw new Error(`kind ${kind}: give exactly one of run or runBatch`);
+    this.kinds.set(kind, { ...options, running: 0, queue: [] });
+  }
+
+  /** Adds a job, or replaces it (new interval or payload) keeping its place when the interval is unchanged. */
+  upsert<T>(spec: JobSpec<T>): void {
+    if (!this.kinds.has(spec.kind)) throw new Error(`unknown job kind ${spec.kind}`);
+    if (!(spec.intervalMs > 0)) throw new Error(`job ${spec.id}: interval must be positive`);
+    const existing = this.entries.get(spec.id);
+    const now = this.clock.now();
+    if (existing) {
+      const intervalChanged = existing.spec.intervalMs !== spec.intervalMs;
+      existing.spec = spec;
+      if (intervalChanged) this.reschedule(existing, now + this.random() * spec.intervalMs);
+      return;
+    }
+    const entry: Entry = { spec, dueAt: now + this.random() * spec.intervalMs, running: false, queued: false, removed: false, heapIndex: -1 };
+    this.entries.set(spec.id, entry);
+    this.push(entry);
+    this.arm();
+  }
+
+  remove(id: string): void {
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    entry.removed = true;
+    this.entries.delete(id);
+    if (entry.heapIndex >= 0) this.removeAt(entry.heapIndex);
+  }
+
+  /** Runs a job as soon as a slot is free (for example "recrawl now"), then keeps its rate. */
+  runSoon(id: string): void {
+    const entry = this.entries.get(id);
+    if (entry) this.reschedule(entry, this.clock.now());
+  }
+
+  has(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  async start(): Promise<void> {
+    this.started = true;
+    this.arm();
+  }
+
+  /** Stops scheduling, aborts runs in flight and waits for them to settle. */
+  async stop(): Promise<void> {
+    this.started = false;
+    if (this.timer !== null) this.timers.clearTimeout(this.timer);
+    this.timer = null;
+    this.abort.abort();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  stats(): SchedulerStats {
+    const sorted = [...this.lateness].sort((a, b) => a - b);
+    const pick = (q: number) => (sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number));
+    let running = 0;
+    let queued = 0;
+    for (const kind of this.kinds.values()) {
+      running += kind.running;
+      queued += kind.queue.length;
+    }
+    return { jobs: this.entries.size, running, queued, ...this.counters, lateness: { p50: pick(0.5), p99: pick(0.99), max: sorted.at(-1) ?? 0, samples: sorted.length } };
+  }
+
+  // --- timing ------------------------------------------------------------------------------
+
+  private arm(): void {
+    if (!this.started) return;
+    const next = this.heap[0];
+    if (!next) return;
+    if (this.timer !== null && this.timerAt <= next.dueAt) return;
+    if (this.timer !== null) this.timers.clearTimeout(this.timer);
+    this.timerAt = next.dueAt;
+    this.timer = this.timers.setTimeout(() => this.tick(), Math.max(0, next.dueAt - this.clock.now()));
+  }
+
+  private tick(): void {
+    this.timer = null;
+    this.timerAt = Infinity;
+    if (!this.started) return;
+    const now = this.clock.now();
+    const touched = new Set<string>();
+    while (this.heap[0] && this.heap[0].dueAt <= now) {
+      const entry = this.pop() as Entry;
+      const dueAt = entry.dueAt;
+      // Fixed rate: the next due time follows from this one, skipping missed slots.
+      const interval = entry.spec.intervalMs;
+      entry.dueAt = dueAt + interval * Math.max(1, Math.ceil((now - dueAt + 1) / interval));
+      this.push(entry);
+      if (entry.running || entry.queued) {
+        this.counters.overruns++;
+        continue;
+      }
+      entry.queued = true;
+      (entry as Entry & { lastDue?: number }).lastDue = dueAt;
+      this.kinds.get(entry.spec.kind)?.queue.push(entry);
+      touched.add(entry.spec.kind);
+    }
+    for (const kind of touched) this.drain(kind);
+    this.arm();
+  }
+
+  private drain(kindName: string): void {
+    const kind = this.kinds.get(kindName);
+    if (!kind) return;
+    while (kind.running < kind.concurrency && kind.queue.length > 0) {
+      const size = kind.runBatch ? Math.max(1, kind.maxBatch ?? 100) : 1;
+      const batch = kind.queue.splice(0, size).filter((e) => !e.removed);
+      if (batch.length === 0) continue;
+      const now = this.clock.now();
+      for (const entry of batch) {
+        entry.queued = false;
+        entry.running = true;
+        this.recordLateness(now - ((entry as Entry & { lastDue?: number }).lastDue ?? now));
+      }
+      kind.running++;
+      this.counters.runs += batch.length;
+      const specs = batch.map((e) => e.spec);
+      const work = (kind.runBatch ? kind.runBatch(specs, this.abort.signal) : kind.run!(specs[0]!, this.abort.signal))
+        .catch((err: unknown) => {
+          this.counters.failures += batch.length;
+          this.onError(err, specs);
+        })
+        .finally(() => {
+          kind.running--;
+          for (const entry of batch) entry.running = false;
+          this.inFlight.delete(work);
+          if (this.started) this.drain(kindName);
+        });
+      this.inFlight.add(work);
+    }
+  }
+
+  private recordLateness(ms: number): void {
+    if (this.lateness.length >= LATENESS_WINDOW) this.lateness.shift();
+    this.lateness.push(Math.max(0, ms));
+  }
+
+  private reschedule(entry: Entry, dueAt: number): void {
+    if (entry.heapIndex >= 0) this.removeAt(entry.heapIndex);
+    entry.dueAt = dueAt;
+    this.push(entry);
+    this.arm();
+  }
+
+  // --- binary min-heap on dueAt --------------------------------------------------------------
+
+  private push(entry: Entry): void {
+    entry.heapIndex = this.heap.length;
+    this.heap.push(entry);
+    this.up(entry.heapIndex);
+  }
+
+  private pop(): Entry | undefined {
+    const top = this.heap[0];
+    if (!top) return undefined;
+    this.removeAt(0);
+    return top;
+  }
+
+  private removeAt(index: number): void {
+    const removed = this.heap[index] as Entry;
+    const last = this.heap.pop() as Entry;
+    removed.heapIndex = -1;
+    if (last !== removed) {
+      this.heap[index] = last;
+      last.heapIndex = index;
+      this.down(index);
+      this.up(index);
+    }
+  }
+
+  private up(index: number): void {
+    const heap = this.heap;
+    while (index > 0) {
+      const parent = (index - 1) >> 1;
+      if ((heap[parent] as Entry).dueAt <= (heap[index] as Entry).dueAt) break;
+      this.swap(index, parent);
+      index = parent;
+    }
+  }
+
+  private down(index: number): void {
+    const heap = this.heap;
+    for (;;) {
+      const left = 2 * index + 1;
+      const right = left + 1;
+      let smallest = index;
+      if (left < heap.length && (heap[left] as Entry).dueAt < (heap[smallest] as Entry).dueAt) smallest = left;
+      if (right < heap.length && (heap[right] as Entry).dueAt < (heap[smallest] as Entry).dueAt) smallest = right;
+      if (smallest === index) return;
+      this.swap(index, smallest);
+      index = smallest;
+    }
+  }
+
+  private swap(a: number, b: number): void {
+    const heap = this.heap;
+    const x = heap[a] as Entry;
+    const y = heap[b] as Entry;
+    heap[a] = y;
+    heap[b] = x;
+    x.heapIndex = b;
+    y.heapIndex = a;
+  }
+}
