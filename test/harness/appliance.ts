@@ -80,7 +80,7 @@ export async function startAppliance(env: Record<string, string> = {}): Promise<
     const text = await res.body.text();
     let parsed: unknown = text;
     if (String(res.headers['content-type'] ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
-    return { status: res.statusCode, headers: res.headers as Response['headers'], body: parsed as T, text };
+    return { status: res.statusCode, headers: res.headers, body: parsed as T, text };
   };
 
   const login = async (loginName = 'admin', password = ADMIN_PASSWORD) => {

@@ -34,7 +34,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     const errors = errorsOf(request);
     if (err instanceof ApiFailure) return send(reply, renderFailure(request, err));
     if (err.validation) {
-      const { fields, first } = fieldErrorsFrom(err.validation as never);
+      const { fields, first } = fieldErrorsFrom(err.validation);
       const status = validationStatus(errors);
       return send(reply, render(errors.validation, status, first, fields));
     }

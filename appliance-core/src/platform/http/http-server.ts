@@ -8,7 +8,13 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import secureJson from 'secure-json-parse';
 import { AjvCompiler } from '@fastify/ajv-compiler';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawServerDefault,
+} from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { installAuthHook } from './auth-hook.js';
 import { installErrorHandler } from './error-handler.js';
@@ -25,7 +31,12 @@ export interface HttpServerOptions {
   version: string;
 }
 
-export type App = FastifyInstance<any, any, any, FastifyBaseLogger, TypeBoxTypeProvider>;
+/**
+ * The server every feature registers on. At run time it is an HTTPS server (plain HTTP only in
+ * HTTP-layer tests); both hand Fastify node:http requests and responses, which is what the
+ * default raw-server type describes.
+ */
+export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 interface AjvServerOptions {
   customOptions: Record<string, unknown>;

@@ -60,7 +60,7 @@ const LATENESS_WINDOW = 10_000;
 export class Scheduler {
   private readonly entries = new Map<string, Entry>();
   private readonly heap: Entry[] = [];
-  private readonly kinds = new Map<string, KindOptions<any> & { running: number; queue: Entry[] }>();
+  private readonly kinds = new Map<string, KindOptions & { running: number; queue: Entry[] }>();
   private timer: unknown = null;
   private timerAt = Infinity;
   private started = false;
@@ -78,7 +78,8 @@ export class Scheduler {
 
   defineKind<T>(kind: string, options: KindOptions<T>): void {
     if (!options.run === !options.runBatch) throw new Error(`kind ${kind}: give exactly one of run or runBatch`);
-    this.kinds.set(kind, { ...options, running: 0, queue: [] });
+    // Jobs of a kind carry that kind's payload type; the map stores them type-erased.
+    this.kinds.set(kind, { ...(options as KindOptions), running: 0, queue: [] });
   }
 
   /** Adds a job, or replaces it (new interval or payload) keeping its place when the interval is unchanged. */

@@ -24,7 +24,7 @@ const SELF_SIGNED_MARKER = 'self-signed.marker';
 export async function createSelfSigned(names: { hostname: string; bind: string }, now = Date.now()) {
   x509.cryptoProvider.set(crypto.webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
   const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
-  const keys = (await crypto.webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as crypto.webcrypto.CryptoKeyPair;
+  const keys = await crypto.webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
   const altNames: { type: 'dns' | 'ip'; value: string }[] = [
     { type: 'dns', value: 'localhost' },
     { type: 'ip', value: '127.0.0.1' },
