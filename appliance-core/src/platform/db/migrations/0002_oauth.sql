@@ -1,0 +1,1 @@
+-- OAuth 2 authorization server (issue 3): clients, device codes, authorization codes, refresh tokens.

@@ -1,0 +1,1 @@
+-- Device inventory, SNMP and discovery (issue 4).

@@ -1,0 +1,1 @@
+-- On-box network tools (issue 6): throughput history, port service names, geoip cache.
