@@ -1,7 +1,7 @@
 import type { CoreContext } from '../../platform/context.js';
 import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
-import { allOf, authenticated, isSuperAdmin, type Identity } from '../../platform/http/identity.js';
+import { allOf, authenticated, isSuperAdmin, SUPER_ADMIN, type Identity } from '../../platform/http/identity.js';
 import { identityOf } from '../../platform/http/route-config.js';
 import { legacy200, responses, StatusMessageBody } from '../../platform/http/schemas.js';
 import { hashPassword, passwordPolicyProblem } from '../../platform/security/password.js';
@@ -67,6 +67,8 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     tags: tagsOf(db, row.id).map((t) => t.slug),
   });
 
+  const holdsSuperAdmin = (userId: number) => userId === SUPER_ADMIN_USER_ID || permissionSlugsOf(db, userId).includes(SUPER_ADMIN);
+
   // spec: part1 > Users, MFA, permissions > getUsers
   app.get(
     '/api/getUsers',
@@ -119,6 +121,8 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
       const caller = identityOf(request);
       const user = findUserById(db, body.user);
       if (!user) throw failure(200, 'User not found');
+      // A `users` holder without sa must not take over an sa account (password, email, active, sa itself).
+      if (!isSuperAdmin(caller) && holdsSuperAdmin(user.id)) throw failure(200, 'Only a super-admin can modify a super-admin account.');
       if (user.id === SUPER_ADMIN_USER_ID) {
         if (body.username !== undefined && body.username.toLowerCase() !== user.username.toLowerCase()) {
           throw failure(200, 'The username of the super-admin account cannot be changed.');
@@ -183,7 +187,9 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     async (request) => {
       const target = request.body.user;
       if (target === SUPER_ADMIN_USER_ID) throw failure(200, 'The super-admin account cannot be deleted.');
-      if (target === identityOf(request).user.id) throw failure(200, 'You cannot delete your own account.');
+      const caller = identityOf(request);
+      if (target === caller.user.id) throw failure(200, 'You cannot delete your own account.');
+      if (!isSuperAdmin(caller) && holdsSuperAdmin(target)) throw failure(200, 'Only a super-admin can delete a super-admin account.');
       if (!deleteUser(db, target)) throw failure(200, 'User not found');
       return { status: 201 as const };
     },

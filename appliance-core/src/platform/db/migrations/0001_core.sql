@@ -36,8 +36,10 @@ CREATE TABLE tags (
   UNIQUE (slug, type)
 ) STRICT;
 
+-- AUTOINCREMENT: an id is never reused, so nothing cached or recorded about a deleted user
+-- (identity cache, revoked_by_user_id) can ever apply to a new account.
 CREATE TABLE users (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   first_name TEXT NOT NULL DEFAULT '',
   last_name TEXT NOT NULL DEFAULT '',
   email TEXT NOT NULL COLLATE NOCASE UNIQUE,
@@ -70,7 +72,7 @@ CREATE TABLE user_tags (
 
 -- Login, personal and OAuth tokens. Only the SHA-256 of the plaintext is stored.
 CREATE TABLE access_tokens (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   name TEXT NOT NULL,
   kind TEXT NOT NULL CHECK (kind IN ('login', 'pat', 'oauth')),
@@ -114,7 +116,7 @@ INSERT INTO profiles (id, profile, layout) VALUES
   (5, 'dash_windows_wmi', '{"widgets":["latency","disks","services","eventlog"]}');
 
 CREATE TABLE devices (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   label TEXT NOT NULL,
   ip_address TEXT NOT NULL UNIQUE,
   profile TEXT NOT NULL,
