@@ -5,7 +5,6 @@ export default defineConfig({
     include: ['appliance-core/src/**/*.test.ts', 'test/**/*.test.ts', 'main/**/*.test.ts', 'electron/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**', 'test/e2e/**'],
     environment: 'node',
-    globalSetup: ['test/harness/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

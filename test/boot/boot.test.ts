@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { Agent, request } from 'undici';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCore } from '../harness/build-core.js';
 import { findProgram, havePeer } from '../harness/peers.js';
 import { runServer, startServer, stopServer } from '../harness/process.js';
 
@@ -20,6 +21,7 @@ const tempDir = () => {
   dirs.push(dir);
   return dir;
 };
+beforeAll(() => buildCore(), 120_000);
 afterAll(() => {
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -9,10 +9,37 @@ export type Statement = Database.Statement;
 
 export class DatabaseOpenError extends Error {}
 
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * Makes `db.prepare(sql)` return a cached statement for SQL it has seen before. Preparing costs
+ * far more than running a short query (measured: 25 µs against 5 µs), and repositories prepare
+ * at the call site for readability. A cached statement is handed back with its result modes
+ * reset; one that is mid-iteration is not shared (a fresh statement is prepared instead).
+ */
+function cacheStatements(db: DB): void {
+  const prepare = db.prepare.bind(db);
+  const cache = new Map<string, Statement>();
+  db.prepare = ((source: string) => {
+    const cached = cache.get(source);
+    if (cached && !cached.busy) {
+      if (cached.reader) cached.pluck(false).expand(false).raw(false);
+      return cached;
+    }
+    const statement = prepare(source);
+    if (!cached) {
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      cache.set(source, statement);
+    }
+    return statement;
+  }) as DB['prepare'];
+}
+
 export function openDatabase(file: string, options: { readonly?: boolean } = {}): DB {
   let db: DB;
   try {
     db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+    cacheStatements(db);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');

@@ -48,3 +48,24 @@ describe('migrations', () => {
     expect(strict.sql).toMatch(/STRICT/);
   });
 });
+
+describe('statement cache', () => {
+  it('hands back the same statement for the same SQL, with result modes reset', () => {
+    const db = openDatabase(':memory:');
+    db.exec('CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2);');
+    const a = db.prepare('SELECT x FROM t ORDER BY x');
+    expect(db.prepare('SELECT x FROM t ORDER BY x')).toBe(a);
+    expect(a.pluck().all()).toEqual([1, 2]);
+    expect(db.prepare('SELECT x FROM t ORDER BY x').all()).toEqual([{ x: 1 }, { x: 2 }]);
+  });
+
+  it('never shares a statement that is mid-iteration', () => {
+    const db = openDatabase(':memory:');
+    db.exec('CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2);');
+    const seen: number[] = [];
+    for (const row of db.prepare('SELECT x FROM t ORDER BY x').iterate() as Iterable<{ x: number }>) {
+      seen.push(row.x, (db.prepare('SELECT x FROM t ORDER BY x').all() as { x: number }[]).length);
+    }
+    expect(seen).toEqual([1, 2, 2, 2]);
+  });
+});
