@@ -9,7 +9,6 @@ import { PER_MINUTE } from '../../platform/http/rate-limit.js';
 import { legacy200, responses, StatusMessageBody } from '../../platform/http/schemas.js';
 import { HOUR_MS, toIso } from '../../platform/time/time.js';
 import { endSession, endSessionsOfToken, revokeToken, type TokenService } from '../tokens/index.js';
-import { findUserById } from '../users/index.js';
 import { Information, LoginBody, LoginSuccess, LogoutResult, Me, WebSessionResult } from './auth.schema.js';
 import { login } from './auth.service.js';
 
@@ -136,15 +135,15 @@ export async function authRoutes(app: App, ctx: CoreContext, deps: AuthDeps): Pr
       schema: { tags: TAGS, summary: 'The calling user', response: responses(meErrors, { 200: Me }) },
     },
     async (request) => {
-      const user = findUserById(db, identityOf(request).user.id);
-      if (!user) throw failure(401, 'Unauthenticated.');
+      // The identity is current: it is re-read whenever the user row changes (access version).
+      const { user } = identityOf(request);
       return {
         id: user.id,
         first_name: user.first_name,
         last_name: user.last_name,
         email: user.email,
         username: user.username,
-        active: user.active === 1,
+        active: true,
         auth_source: user.auth_source,
         created_at: toIso(user.created_at),
         updated_at: toIso(user.updated_at),

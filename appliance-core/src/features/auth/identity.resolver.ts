@@ -1,8 +1,15 @@
 /**
- * Resolves bearer tokens and browser sessions to identities. Each request reads the token row
- * and its owner's `active` flag and `access_version` with one indexed lookup, so a revoked
- * token, a logout or a deactivated user is refused on the very next request. What a user may
- * do (permissions, tags) is cached per access_version, which every change to it bumps.
+ * Resolves bearer tokens and browser sessions to identities.
+ *
+ * Invariant: a revoked token, a logout, a deactivated user or any change to a user's access is
+ * refused or applied on the very next request. Resolved bearer tokens are cached, and the cache
+ * is invalidated synchronously by TEMP triggers on this connection: every write to the identity
+ * tables (users, their permissions and tags, tokens' revocation and expiry, sessions' end, tags
+ * and permissions themselves) calls `identity_changed()` inside the writing statement, which bumps
+ * an epoch that every cache entry is checked against. The identity tables must therefore only be
+ * written through this connection (ctx.db), which is how every feature reaches them.
+ * TEMP triggers live only in this connection: the database file holds no trigger that needs the
+ * function, so other tools (sqlite3) can still write to it.
  */
 import type { DB } from '../../platform/db/database.js';
 import type { Identity, IdentityResolver, IdentityUser } from '../../platform/http/identity.js';
@@ -14,18 +21,56 @@ import { findUserById, permissionSlugsOf, tagsOf } from '../users/index.js';
 
 interface Profile {
   version: number;
+  epoch: number;
   user: IdentityUser;
   permissions: ReadonlySet<string>;
   tagIds: readonly number[] | null;
   tagSlugs: readonly string[];
 }
 
+interface CachedBearer {
+  epoch: number;
+  tokenId: number;
+  expiresAt: number;
+  identity: Identity;
+}
+
 const MAX_PROFILES = 10_000;
+const MAX_BEARERS = 20_000;
+
+/** Tables and, for updates, the columns whose change can alter who a credential is or may do. */
+const WATCHED: readonly { table: string; updateOf?: string }[] = [
+  { table: 'users' },
+  { table: 'user_permissions' },
+  { table: 'user_tags' },
+  { table: 'permissions' },
+  { table: 'tags' },
+  { table: 'access_tokens', updateOf: 'user_id, revoked_at, expires_at, token_hash, scopes' },
+  { table: 'web_sessions', updateOf: 'user_id, ended_at, expires_at, session_hash' },
+];
+
+function installInvalidationTriggers(db: DB, onChange: () => void): void {
+  db.function('identity_changed', { deterministic: false, varargs: false }, () => {
+    onChange();
+    return null;
+  });
+  for (const { table, updateOf } of WATCHED) {
+    for (const event of ['INSERT', 'DELETE', 'UPDATE'] as const) {
+      // A new token or session cannot be in the cache yet; everything else can change access.
+      if (event === 'INSERT' && (table === 'access_tokens' || table === 'web_sessions')) continue;
+      const on = event === 'UPDATE' && updateOf ? `UPDATE OF ${updateOf}` : event;
+      db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS identity_${table}_${event.toLowerCase()}
+               AFTER ${on} ON main.${table} BEGIN SELECT identity_changed(); END`);
+    }
+  }
+}
 
 export class CachedIdentityResolver implements IdentityResolver {
   private readonly profiles = new Map<number, Profile>();
+  private readonly bearers = new Map<string, CachedBearer>();
   private readonly bearerLookup;
   private readonly sessionLookup;
+  private epoch = 0;
 
   constructor(
     private readonly db: DB,
@@ -34,16 +79,32 @@ export class CachedIdentityResolver implements IdentityResolver {
   ) {
     this.bearerLookup = prepareBearerLookup(db);
     this.sessionLookup = prepareSessionLookup(db);
+    installInvalidationTriggers(db, () => {
+      this.epoch++;
+    });
   }
 
   fromBearer(token: string): Identity | null {
     if (token.length > 512) return null;
-    const row = this.bearerLookup(hashToken(token));
-    if (!row || row.revoked_at !== null || row.expires_at <= this.clock.now() || row.active !== 1) return null;
+    const hash = hashToken(token);
+    const key = hash.toString('base64');
+    const now = this.clock.now();
+    const cached = this.bearers.get(key);
+    if (cached && cached.epoch === this.epoch) {
+      if (cached.expiresAt <= now) return null;
+      this.tokens.noteUse(cached.tokenId);
+      return cached.identity;
+    }
+    const epoch = this.epoch;
+    const row = this.bearerLookup(hash);
+    if (!row || row.revoked_at !== null || row.expires_at <= now || row.active !== 1) return null;
     const profile = this.profile(row.user_id, row.access_version);
     if (!profile) return null;
+    const identity: Identity = { ...profile, tokenId: row.id, sessionId: null, scopes: JSON.parse(row.scopes) as string[] };
+    if (this.bearers.size >= MAX_BEARERS) this.bearers.clear();
+    this.bearers.set(key, { epoch, tokenId: row.id, expiresAt: row.expires_at, identity });
     this.tokens.noteUse(row.id);
-    return { ...profile, tokenId: row.id, sessionId: null, scopes: JSON.parse(row.scopes) as string[] };
+    return identity;
   }
 
   fromSession(cookie: string): Identity | null {
@@ -57,7 +118,8 @@ export class CachedIdentityResolver implements IdentityResolver {
 
   private profile(userId: number, version: number): Profile | null {
     const cached = this.profiles.get(userId);
-    if (cached && cached.version === version) return cached;
+    if (cached && cached.version === version && cached.epoch === this.epoch) return cached;
+    const epoch = this.epoch;
     const user = findUserById(this.db, userId);
     if (!user) return null;
     const permissions = new Set(permissionSlugsOf(this.db, userId));
@@ -65,6 +127,7 @@ export class CachedIdentityResolver implements IdentityResolver {
     const unrestricted = permissions.has(SUPER_ADMIN) || tags.length === 0;
     const profile: Profile = {
       version,
+      epoch,
       user: {
         id: user.id,
         username: user.username,
@@ -72,6 +135,8 @@ export class CachedIdentityResolver implements IdentityResolver {
         first_name: user.first_name,
         last_name: user.last_name,
         auth_source: user.auth_source,
+        created_at: user.created_at,
+        updated_at: user.updated_at,
       },
       permissions,
       tagIds: unrestricted ? null : tags.map((t) => t.id),

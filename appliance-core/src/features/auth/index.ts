@@ -1,2 +1,3 @@
-export { authRoutes } from './auth.routes.js';
+export { authRoutes, setSessionCookie } from './auth.routes.js';
+export { login, type LoginOutcome } from './auth.service.js';
 export { CachedIdentityResolver } from './identity.resolver.js';

@@ -160,7 +160,7 @@ export function replaceTags(db: DB, userId: number, tagIds: readonly number[], s
 // --- MFA ---------------------------------------------------------------------------------
 
 export function stageTotpSecret(db: DB, userId: number, sealedSecret: string, now: number): void {
-  db.prepare('UPDATE users SET totp_pending_secret = ?, updated_at = ? WHERE id = ?').run(sealedSecret, now, userId);
+  db.prepare('UPDATE users SET totp_pending_secret = ?, updated_at = ?, access_version = access_version + 1 WHERE id = ?').run(sealedSecret, now, userId);
 }
 
 export function enableStagedTotp(db: DB, userId: number, step: number, now: number): void {

@@ -19,6 +19,9 @@ export const ConfigSchema = Type.Object({
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
   loginTokenTtlHours: Type.Integer({ minimum: 1, maximum: 8760 }),
   trustedProxies: Type.Array(Type.String({ minLength: 1 })),
+  speedtestUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  geoipUrl: Type.Optional(Type.String({ pattern: '^(off|https?://[^\\s]*\\{ip\\}[^\\s]*)$' })),
+  whoisServer: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]{1,5})?$|^\\[[0-9A-Fa-f:]+\\](:[0-9]{1,5})?$' })),
 });
 export type ApplianceConfig = Static<typeof ConfigSchema>;
 
@@ -42,6 +45,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'logLevel', env: 'APPLIANCE_LOG_LEVEL', flag: '--log-level', kind: 'string', default: 'info', help: 'fatal, error, warn, info, debug, trace or silent' },
   { key: 'loginTokenTtlHours', env: 'APPLIANCE_LOGIN_TOKEN_TTL_HOURS', flag: '--login-token-ttl-hours', kind: 'integer', default: '12', help: 'Lifetime of tokens issued by POST /api/login, in hours' },
   { key: 'trustedProxies', env: 'APPLIANCE_TRUSTED_PROXIES', flag: '--trusted-proxies', kind: 'list', default: '', help: 'Comma-separated proxy addresses/CIDRs whose X-Forwarded-* headers are honoured' },
+  { key: 'speedtestUrl', env: 'APPLIANCE_SPEEDTEST_URL', flag: '--speedtest-url', kind: 'string', help: 'Speed-test server (GET /__down?bytes=N, POST /__up); https://speed.cloudflare.com when unset' },
+  { key: 'geoipUrl', env: 'APPLIANCE_GEOIP_URL', flag: '--geoip-url', kind: 'string', help: 'External geolocation lookup URL with {ip}, or off; https://freeipapi.com/api/json/{ip} when unset' },
+  { key: 'whoisServer', env: 'APPLIANCE_WHOIS_SERVER', flag: '--whois-server', kind: 'string', help: 'whois server as host or host:port; whois picks the registry when unset' },
 ];
 
 export class ConfigError extends Error {

@@ -28,21 +28,23 @@ function denied(errors: RouteErrors | undefined): ApiFailure {
 
 export function installAuthHook(app: FastifyInstance, resolver: IdentityResolver): void {
   app.decorateRequest('identity', null);
-  app.addHook('onRequest', async (request) => {
+  // Callback style on purpose: this runs on every request and resolves synchronously.
+  app.addHook('onRequest', (request, _reply, done) => {
     const access = request.routeOptions.config?.access;
-    if (!access || access.kind === 'public') return;
+    if (!access || access.kind === 'public') return done();
     const errors = request.routeOptions.config.errors;
     if (access.kind === 'browser-session') {
       // Browser pages decide themselves what to do without a session (redirect to sign-in).
       const cookie = request.cookies?.[SESSION_COOKIE];
       request.identity = cookie ? resolver.fromSession(cookie) : null;
-      if (request.identity && !permits(request.identity, access)) throw denied(errors);
-      return;
+      if (request.identity && !permits(request.identity, access)) return done(denied(errors));
+      return done();
     }
     const token = bearerOf(request);
     const identity = token ? resolver.fromBearer(token) : null;
-    if (!identity) throw unauthenticated(errors);
-    if (!permits(identity, access)) throw denied(errors);
+    if (!identity) return done(unauthenticated(errors));
+    if (!permits(identity, access)) return done(denied(errors));
     request.identity = identity;
+    done();
   });
 }

@@ -18,7 +18,15 @@ export type Family =
   /** `{message, errors}`, HTTP 422 by default (framework validation: login, registration). */
   | 'messageErrors'
   /** `{error: <oauth code>, error_description}` (/auth/*, /api/oauth/*). */
-  | 'oauth';
+  | 'oauth'
+  /** `{status: <HTTP status>, message}`, or `{status: <HTTP status>, errors}` for field errors (device inventory). */
+  | 'statusCode'
+  /** The legacy body `{status: false, hasError: true, message}` with the failure's real HTTP status (not found, 422 batches). */
+  | 'legacyStatus'
+  /** `{status: false, hasError: true, message: {<field>: [<text>]}}`, HTTP 422 by default (updatePendingDeviceField). */
+  | 'legacyFields'
+  /** `{status: false, errors: {<field>: [<text>]}}`, HTTP 400 by default, or `{status: false, message}` (device tags). */
+  | 'falseErrors';
 
 export interface RouteErrors {
   /** Family for schema validation failures (bad body, query or params). */
@@ -69,6 +77,10 @@ const DEFAULT_VALIDATION_STATUS: Record<Family, number> = {
   message: 422,
   messageErrors: 422,
   oauth: 400,
+  statusCode: 422,
+  legacyStatus: 422,
+  legacyFields: 422,
+  falseErrors: 400,
 };
 
 export interface Rendered {
@@ -95,6 +107,14 @@ export function render(family: Family, status: number, message: string, fields?:
       return { status, body: fields ? { message, errors: fields } : { message } };
     case 'oauth':
       return { status, body: { error: oauthCode ?? oauthCodeFor(status), error_description: message } };
+    case 'statusCode':
+      return { status, body: fields ? { status, errors: fields } : { status, message } };
+    case 'legacyStatus':
+      return { status, body: { status: false, hasError: true, message } };
+    case 'legacyFields':
+      return { status, body: { status: false, hasError: true, message: fields ?? { body: [message] } } };
+    case 'falseErrors':
+      return { status, body: fields ? { status: false, errors: fields } : { status: false, message } };
   }
 }
 

@@ -16,7 +16,7 @@ const silent = pino({ level: 'silent' });
 
 function identity(permissions: string[], tagIds: number[] | null = null): Identity {
   return {
-    user: { id: 7, username: 'u', email: 'u@example.test', first_name: '', last_name: '', auth_source: 'local' },
+    user: { id: 7, username: 'u', email: 'u@example.test', first_name: '', last_name: '', auth_source: 'local', created_at: 0, updated_at: 0 },
     tokenId: 1,
     sessionId: null,
     scopes: [],

@@ -68,7 +68,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     bodyLimit: 1_048_576,
     return503OnClosing: true,
     forceCloseConnections: true,
-    ajv: { customOptions: { allErrors: false, verbose: true, coerceTypes: false, removeAdditional: 'all', useDefaults: true } },
+    // `errorMessage` on a schema replaces the generated message (see validation.ts).
+    ajv: { customOptions: { allErrors: false, verbose: true, coerceTypes: false, removeAdditional: 'all', useDefaults: true, allowUnionTypes: true, keywords: ['errorMessage'] } },
     schemaController: { compilersFactory: { buildValidator: buildValidator as never } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
@@ -92,12 +93,13 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
   });
   enforceRouteDeclarations(app);
   installErrorHandler(app);
+  // First hook of all: a request refused by a later hook still carries these headers.
+  installSecurityHeaders(app);
   await app.register(cookie);
   await app.register(formbody);
   await installRateLimits(app);
   installAuthHook(app, options.resolver);
   installContentTypeGate(app);
-  installSecurityHeaders(app);
 
   await app.register(swagger, {
     openapi: {

@@ -10,6 +10,9 @@ export interface IdentityUser {
   first_name: string;
   last_name: string;
   auth_source: 'local' | 'ldap';
+  /** UTC ms; every change to the user row bumps its access version, so these are current. */
+  created_at: number;
+  updated_at: number;
 }
 
 export interface Identity {

@@ -17,6 +17,10 @@ export const ErrorsBody = Type.Object({ errors: FieldErrorsMap });
 export const MessageBody = Type.Object({ message: Type.String() });
 export const MessageErrorsBody = Type.Object({ message: Type.String(), errors: Type.Optional(FieldErrorsMap) });
 export const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
+export const StatusCodeBody = Type.Object({ status: Type.Integer(), message: Type.Optional(Type.String()), errors: Type.Optional(FieldErrorsMap) });
+export const LegacyStatusBody = Type.Object({ status: Type.Literal(false), hasError: Type.Literal(true), message: Type.String() });
+export const LegacyFieldsBody = Type.Object({ status: Type.Literal(false), hasError: Type.Literal(true), message: FieldErrorsMap });
+export const FalseErrorsBody = Type.Object({ status: Type.Literal(false), errors: Type.Optional(FieldErrorsMap), message: Type.Optional(Type.String()) });
 
 const FAMILY_BODY: Record<Family, TSchema> = {
   legacy: LegacyFailureBody,
@@ -26,6 +30,10 @@ const FAMILY_BODY: Record<Family, TSchema> = {
   message: MessageBody,
   messageErrors: MessageErrorsBody,
   oauth: OAuthErrorBody,
+  statusCode: StatusCodeBody,
+  legacyStatus: LegacyStatusBody,
+  legacyFields: LegacyFieldsBody,
+  falseErrors: FalseErrorsBody,
 };
 
 export function familyBody(family: Family): TSchema {
@@ -46,7 +54,7 @@ export function responses(errors: RouteErrors, own: Record<number, TSchema>, opt
   const add = (status: number, schema: TSchema) => {
     if (!(status in map)) map[status] = schema;
   };
-  const validationStatus = errors.validationStatus ?? { legacy: 200, errors: 400, oauth: 400 }[errors.validation as string] ?? 422;
+  const validationStatus = errors.validationStatus ?? { legacy: 200, errors: 400, oauth: 400, falseErrors: 400 }[errors.validation as string] ?? 422;
   if (validationStatus !== 200) add(validationStatus, familyBody(errors.validation));
   if (options.authenticated !== false) {
     add(errors.unauthenticated?.status ?? 401, familyBody(errors.unauthenticated?.family ?? 'legacy'));

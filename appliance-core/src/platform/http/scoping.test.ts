@@ -4,7 +4,7 @@ import { deviceInScope, deviceScopeSql, scopedOrNotFound } from './scoping.js';
 import { openDatabase } from '../db/database.js';
 
 const who = (tagIds: number[] | null): Identity => ({
-  user: { id: 2, username: 'x', email: 'x@example.test', first_name: '', last_name: '', auth_source: 'local' },
+  user: { id: 2, username: 'x', email: 'x@example.test', first_name: '', last_name: '', auth_source: 'local', created_at: 0, updated_at: 0 },
   tokenId: 1,
   sessionId: null,
   scopes: [],

@@ -18,19 +18,18 @@ export const HTML_CSP = [
 ].join('; ');
 
 export function installSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('strict-transport-security', 'max-age=31536000');
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
-    const type = String(reply.getHeader('content-type') ?? '');
-    if (type.startsWith('text/html')) {
-      reply.header('content-security-policy', HTML_CSP);
-      reply.header('x-frame-options', 'DENY');
-    }
-    if (request.url.startsWith('/api/') || request.url.startsWith('/auth/')) {
-      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    }
-    return payload;
+  // Set up front on every reply (a JSON answer ignores the CSP; an HTML one must have it), in
+  // callback style: this runs on every request.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers({
+      'strict-transport-security': 'max-age=31536000',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'content-security-policy': HTML_CSP,
+      'x-frame-options': 'DENY',
+    });
+    if (request.url.startsWith('/api/') || request.url.startsWith('/auth/')) reply.header('cache-control', 'no-store');
+    done();
   });
 }
 
@@ -40,14 +39,13 @@ export function installSecurityHeaders(app: FastifyInstance): void {
  * before the body is read.
  */
 export function installContentTypeGate(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const length = request.headers['content-length'];
     const hasBody = (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
-    if (!hasBody) return;
+    if (!hasBody) return done();
     const accepts = request.routeOptions.config?.accepts ?? ['application/json'];
     const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (!accepts.includes(type)) {
-      throw new ApiFailure(415, `Unsupported Media Type: this endpoint accepts ${accepts.join(', ')}.`);
-    }
+    if (!accepts.includes(type)) return done(new ApiFailure(415, `Unsupported Media Type: this endpoint accepts ${accepts.join(', ')}.`));
+    done();
   });
 }

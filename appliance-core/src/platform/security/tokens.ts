@@ -9,5 +9,6 @@ export function mintToken(prefix: string): string {
 }
 
 export function hashToken(token: string): Buffer {
-  return crypto.createHash('sha256').update(token).digest();
+  // crypto.hash is the one-shot form (no Hash object per call): this runs on every request.
+  return crypto.hash('sha256', token, 'buffer');
 }
