@@ -6,6 +6,7 @@ import type { CoreContext } from '../platform/context.js';
 import type { App } from '../platform/http/http-server.js';
 import type { IdentityResolver } from '../platform/http/identity.js';
 import { authRoutes, CachedIdentityResolver } from './auth/index.js';
+import { oauthFeatureRoutes } from './oauth/index.js';
 import { TokenService, tokensRoutes } from './tokens/index.js';
 import { userExists, usersRoutes } from './users/index.js';
 
@@ -31,6 +32,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await authRoutes(app, ctx, { tokens, resolver });
       await tokensRoutes(app, ctx, { tokens, userExists: (id) => userExists(ctx.db, id) });
       await usersRoutes(app, ctx, { tokens });
+      await oauthFeatureRoutes(app, ctx, { tokens });
     },
   };
 }

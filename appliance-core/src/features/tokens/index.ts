@@ -7,6 +7,8 @@ export {
   prepareSessionLookup,
   revokeLoginTokensNamed,
   revokeToken,
+  revokeTokensByIds,
+  sessionCsrfSecret,
   type TokenRow,
 } from './tokens.repository.js';
 export { OAUTH_NAME_PREFIX, RESERVED_PREFIXES, SCOPES, ScopeSchema, type Scope } from './tokens.schema.js';

@@ -87,6 +87,19 @@ export function revokeToken(db: DB, args: { id: number; userId: number; now: num
   return true;
 }
 
+/** Revokes the given tokens (those not yet revoked) and ends their companion sessions; returns how many were revoked now. */
+export function revokeTokensByIds(db: DB, ids: readonly number[], now: number): number {
+  const revoke = db.prepare('UPDATE access_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+  let count = 0;
+  for (const id of ids) {
+    if (revoke.run(now, id).changes > 0) {
+      count++;
+      endSessionsOfToken(db, id, now);
+    }
+  }
+  return count;
+}
+
 /** Revokes every live token of a user, skipping rows already revoked or expired; returns how many were revoked now. */
 export function revokeAllTokensOfUser(db: DB, userId: number, now: number, byUserId?: number): number {
   return db
@@ -145,6 +158,12 @@ export function prepareSessionLookup(db: DB): (hash: Buffer) => SessionRow | und
      FROM web_sessions s JOIN users u ON u.id = s.user_id WHERE s.session_hash = ?`,
   );
   return (hash) => statement.get(hash) as SessionRow | undefined;
+}
+
+/** The CSRF secret of a live browser session (forms of the /auth pages are signed with it). */
+export function sessionCsrfSecret(db: DB, sessionId: number): string | undefined {
+  const row = db.prepare('SELECT csrf_secret FROM web_sessions WHERE id = ? AND ended_at IS NULL').get(sessionId) as { csrf_secret: string } | undefined;
+  return row?.csrf_secret;
 }
 
 export function endSessionsOfToken(db: DB, tokenId: number, now: number): number {
