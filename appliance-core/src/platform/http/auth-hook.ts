@@ -29,7 +29,7 @@ function denied(errors: RouteErrors | undefined): ApiFailure {
 export function installAuthHook(app: FastifyInstance, resolver: IdentityResolver): void {
   app.decorateRequest('identity', null);
   // Callback style on purpose: this runs on every request and resolves synchronously.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const access = request.routeOptions.config?.access;
     if (!access || access.kind === 'public') return done();
     const errors = request.routeOptions.config.errors;
@@ -42,7 +42,12 @@ export function installAuthHook(app: FastifyInstance, resolver: IdentityResolver
     }
     const token = bearerOf(request);
     const identity = token ? resolver.fromBearer(token) : null;
-    if (!identity) return done(unauthenticated(errors));
+    if (!identity) {
+      // RFC 6750 §3 and RFC 9728 §5.1: tells an OAuth client (MCP) where to find the
+      // authorization server for this resource.
+      reply.header('www-authenticate', `Bearer resource_metadata="${request.protocol}://${request.host}/.well-known/oauth-protected-resource"`);
+      return done(unauthenticated(errors));
+    }
     if (!permits(identity, access)) return done(denied(errors));
     request.identity = identity;
     done();
