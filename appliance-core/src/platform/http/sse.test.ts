@@ -43,7 +43,12 @@ interface Chunk {
 }
 
 function get(path: string, onChunk?: (chunk: Chunk, request: http.ClientRequest) => void) {
-  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; chunks: Chunk[]; endedAt: number }>((resolve, reject) => {
+  return new Promise<{
+    status: number;
+    headers: http.IncomingHttpHeaders;
+    chunks: Chunk[];
+    endedAt: number;
+  }>((resolve, reject) => {
     const chunks: Chunk[] = [];
     const request = http.get(`${base}${path}`, (res) => {
       res.setEncoding('utf8');
@@ -52,10 +57,18 @@ function get(path: string, onChunk?: (chunk: Chunk, request: http.ClientRequest)
         chunks.push(chunk);
         onChunk?.(chunk, request);
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, chunks, endedAt: Date.now() }));
-      res.on('error', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, chunks, endedAt: Date.now() }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, chunks, endedAt: Date.now() }),
+      );
+      res.on('error', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, chunks, endedAt: Date.now() }),
+      );
     });
-    request.on('error', (err) => (chunks.length > 0 ? resolve({ status: 200, headers: {}, chunks, endedAt: Date.now() }) : reject(err)));
+    request.on('error', (err) =>
+      chunks.length > 0
+        ? resolve({ status: 200, headers: {}, chunks, endedAt: Date.now() })
+        : reject(err),
+    );
   });
 }
 
@@ -66,7 +79,9 @@ describe('openEventStream', () => {
     expect(res.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     expect(res.headers['cache-control']).toBe('no-store');
     const text = res.chunks.map((c) => c.text).join('');
-    expect(text).toBe(': stream open\n\ndata: {"n":1}\n\ndata: {"n":2}\n\ndata: {"n":3}\n\nevent: stream-complete\ndata: {"message":"named"}\n\n');
+    expect(text).toBe(
+      ': stream open\n\ndata: {"n":1}\n\ndata: {"n":2}\n\ndata: {"n":3}\n\nevent: stream-complete\ndata: {"message":"named"}\n\n',
+    );
     const first = res.chunks.find((c) => c.text.includes('"n":1'));
     expect(first).toBeDefined();
     expect(first!.at).toBeLessThan(res.endedAt);
@@ -84,7 +99,8 @@ describe('openEventStream', () => {
     expect(closedAt).toBeGreaterThan(0);
     const stream = streams.at(-1)!;
     const deadline = Date.now() + 1000;
-    while (!stream.signal.aborted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while (!stream.signal.aborted && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
     expect(stream.signal.aborted).toBe(true);
     expect(stream.closed).toBe(true);
     expect(() => stream.send({ late: true })).not.toThrow();

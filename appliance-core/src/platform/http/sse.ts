@@ -27,7 +27,10 @@ const EVENT_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const DEFAULT_HEARTBEAT_MS = 15_000;
 
 /** Starts an event stream as the reply to this request. The handler returns `reply` afterwards. */
-export function openEventStream(reply: FastifyReply, options: EventStreamOptions = {}): EventStream {
+export function openEventStream(
+  reply: FastifyReply,
+  options: EventStreamOptions = {},
+): EventStream {
   const body = new PassThrough();
   const controller = new AbortController();
   let closed = false;
@@ -74,7 +77,8 @@ export function openEventStream(reply: FastifyReply, options: EventStreamOptions
     },
     send(data: unknown, event?: string) {
       if (closed) return;
-      if (event !== undefined && !EVENT_NAME.test(event)) throw new Error(`invalid event name ${event}`);
+      if (event !== undefined && !EVENT_NAME.test(event))
+        throw new Error(`invalid event name ${event}`);
       body.write(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
     },
     close,

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { addressBytes, classifyAddress, isGloballyRoutable, isHostname, isIpLiteral, isLoopback, ipVersion, parseTarget } from './targets.js';
+import {
+  addressBytes,
+  classifyAddress,
+  isGloballyRoutable,
+  isHostname,
+  isIpLiteral,
+  isLoopback,
+  ipVersion,
+  parseTarget,
+} from './targets.js';
 
 describe('parseTarget', () => {
   it('accepts IPv4 and IPv6 literals', () => {
@@ -11,7 +20,10 @@ describe('parseTarget', () => {
 
   it('accepts RFC 1123 host names, lower-cased, without a trailing dot', () => {
     expect(parseTarget('localhost')).toEqual({ value: 'localhost', kind: 'hostname' });
-    expect(parseTarget('Router-1.Example.NET.')).toEqual({ value: 'router-1.example.net', kind: 'hostname' });
+    expect(parseTarget('Router-1.Example.NET.')).toEqual({
+      value: 'router-1.example.net',
+      kind: 'hostname',
+    });
     expect(parseTarget('1st.example')).toEqual({ value: '1st.example', kind: 'hostname' });
     expect(parseTarget(`${'a'.repeat(63)}.example`)?.kind).toBe('hostname');
   });
@@ -54,7 +66,8 @@ describe('parseTarget', () => {
   });
 
   it('never yields a value that begins with a hyphen', () => {
-    for (const input of ['-', '--', '-1', '-a.example', '-::1', '--help', '-c 1']) expect(parseTarget(input)).toBeNull();
+    for (const input of ['-', '--', '-1', '-a.example', '-::1', '--help', '-c 1'])
+      expect(parseTarget(input)).toBeNull();
   });
 });
 
@@ -73,9 +86,28 @@ describe('helpers', () => {
   it('addressBytes expands IPv6 shorthand and embedded IPv4', () => {
     expect(Array.from(addressBytes('1.2.3.4')!)).toEqual([1, 2, 3, 4]);
     expect(Array.from(addressBytes('::1')!)).toEqual([...new Array(15).fill(0), 1]);
-    expect(Array.from(addressBytes('::ffff:1.2.3.4')!)).toEqual([...new Array(10).fill(0), 255, 255, 1, 2, 3, 4]);
-    expect(Array.from(addressBytes('2001:db8:1::ab')!)).toEqual([0x20, 1, 0x0d, 0xb8, 0, 1, ...new Array(9).fill(0), 0xab]);
-    expect(Array.from(addressBytes('1:2:3:4:5:6:7:8')!)).toEqual([0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8]);
+    expect(Array.from(addressBytes('::ffff:1.2.3.4')!)).toEqual([
+      ...new Array(10).fill(0),
+      255,
+      255,
+      1,
+      2,
+      3,
+      4,
+    ]);
+    expect(Array.from(addressBytes('2001:db8:1::ab')!)).toEqual([
+      0x20,
+      1,
+      0x0d,
+      0xb8,
+      0,
+      1,
+      ...new Array(9).fill(0),
+      0xab,
+    ]);
+    expect(Array.from(addressBytes('1:2:3:4:5:6:7:8')!)).toEqual([
+      0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8,
+    ]);
     expect(addressBytes('nope')).toBeNull();
   });
 });

@@ -75,12 +75,16 @@ export function addressBytes(ip: string): Uint8Array | null {
   let text = ip.toLowerCase();
   const lastColon = text.lastIndexOf(':');
   if (text.slice(lastColon + 1).includes('.')) {
-    const v4 = text.slice(lastColon + 1).split('.').map(Number);
+    const v4 = text
+      .slice(lastColon + 1)
+      .split('.')
+      .map(Number);
     const word = (a: number, b: number) => ((a << 8) | b).toString(16);
     text = `${text.slice(0, lastColon + 1)}${word(v4[0]!, v4[1]!)}:${word(v4[2]!, v4[3]!)}`;
   }
   const [head, rest] = text.includes('::') ? text.split('::') : [text, undefined];
-  const words = (part: string | undefined) => (part ? part.split(':').map((w) => parseInt(w, 16)) : []);
+  const words = (part: string | undefined) =>
+    part ? part.split(':').map((w) => parseInt(w, 16)) : [];
   const left = words(head);
   const right = words(rest);
   const fill = rest === undefined ? [] : new Array<number>(8 - left.length - right.length).fill(0);
@@ -162,7 +166,8 @@ export function classifyAddress(ip: string): AddressClass | null {
   if (!bytes) return null;
   if (bytes.length === 4) return V4_RANGES.find((r) => inRange(bytes, r))?.kind ?? 'global';
   // IPv4-mapped and NAT64 well-known-prefix addresses carry an IPv4 address: judge that one.
-  if (inRange(bytes, V4_MAPPED) || inRange(bytes, NAT64)) return classifyAddress(Array.from(bytes.subarray(12)).join('.'));
+  if (inRange(bytes, V4_MAPPED) || inRange(bytes, NAT64))
+    return classifyAddress(Array.from(bytes.subarray(12)).join('.'));
   const special = V6_RANGES.find((r) => inRange(bytes, r));
   if (special) return special.kind;
   return inRange(bytes, V6_GLOBAL_UNICAST) ? 'global' : 'reserved';

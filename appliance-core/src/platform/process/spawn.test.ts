@@ -46,7 +46,10 @@ afterEach(async () => {
 
 describe('startTool / runTool', () => {
   it('passes arguments as an array, never through a shell', async () => {
-    const result = await runTool(ECHO, { args: ['$(id)', ';', 'id', '|', '`id`', '-n'], timeoutMs: 5000 });
+    const result = await runTool(ECHO, {
+      args: ['$(id)', ';', 'id', '|', '`id`', '-n'],
+      timeoutMs: 5000,
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('$(id) ; id | `id` -n\n');
     expect(result.timedOut).toBe(false);
@@ -57,11 +60,18 @@ describe('startTool / runTool', () => {
     const seen: LiveToolProcess[] = [];
     const off = onToolSpawn((p) => seen.push(p));
     try {
-      expect(() => startTool({ program: 'no-such-tool-xyz', debianPackage: 'no-such-package' }, { args: [], timeoutMs: 1000 })).toThrow(
+      expect(() =>
+        startTool(
+          { program: 'no-such-tool-xyz', debianPackage: 'no-such-package' },
+          { args: [], timeoutMs: 1000 },
+        ),
+      ).toThrow(
         new ToolMissingError({ program: 'no-such-tool-xyz', debianPackage: 'no-such-package' }),
       );
       const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'no-tools-'));
-      expect(() => startTool(SLEEP, { args: ['1'], timeoutMs: 1000, searchPath: [empty] })).toThrow('sleep is not installed (Debian package coreutils)');
+      expect(() => startTool(SLEEP, { args: ['1'], timeoutMs: 1000, searchPath: [empty] })).toThrow(
+        'sleep is not installed (Debian package coreutils)',
+      );
       expect(seen).toEqual([]);
     } finally {
       off();
@@ -112,15 +122,25 @@ describe('startTool / runTool', () => {
   it('does not start work for a signal that is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    const result = await runTool(SLEEP, { args: ['30'], timeoutMs: 20_000, signal: controller.signal });
+    const result = await runTool(SLEEP, {
+      args: ['30'],
+      timeoutMs: 20_000,
+      signal: controller.signal,
+    });
     expect(result.aborted).toBe(true);
     expect(result.durationMs).toBeLessThan(5000);
   });
 
   it('hands over lines as they arrive, before the child exits', async () => {
-    const script = "let i = 0; const t = setInterval(() => { console.log('line ' + i); if (++i === 3) { clearInterval(t); } }, 150); process.stdout.write('partial');";
+    const script =
+      "let i = 0; const t = setInterval(() => { console.log('line ' + i); if (++i === 3) { clearInterval(t); } }, 150); process.stdout.write('partial');";
     const arrivals: { line: string; at: number }[] = [];
-    const run = startTool(NODE, { args: ['-e', script], timeoutMs: 10_000, searchPath: NODE_PATH, onStdoutLine: (line) => arrivals.push({ line, at: Date.now() }) });
+    const run = startTool(NODE, {
+      args: ['-e', script],
+      timeoutMs: 10_000,
+      searchPath: NODE_PATH,
+      onStdoutLine: (line) => arrivals.push({ line, at: Date.now() }),
+    });
     const result = await run.done;
     const exitedAt = Date.now();
     expect(arrivals.map((a) => a.line)).toEqual(['partialline 0', 'line 1', 'line 2']);
@@ -131,14 +151,23 @@ describe('startTool / runTool', () => {
 
   it('streams stderr lines too, and keeps the exit code', async () => {
     const lines: string[] = [];
-    const result = await runTool(NODE, { args: ['-e', "console.error('oops'); process.exit(3)"], timeoutMs: 10_000, searchPath: NODE_PATH, onStderrLine: (l) => lines.push(l) });
+    const result = await runTool(NODE, {
+      args: ['-e', "console.error('oops'); process.exit(3)"],
+      timeoutMs: 10_000,
+      searchPath: NODE_PATH,
+      onStderrLine: (l) => lines.push(l),
+    });
     expect(result.code).toBe(3);
     expect(result.stderr).toBe('oops\n');
     expect(lines).toEqual(['oops']);
   });
 
   it('keeps at most maxOutputBytes of output and says so', async () => {
-    const result = await runTool(HEAD, { args: ['-c', '3000000', '/dev/zero'], timeoutMs: 10_000, maxOutputBytes: 1000 });
+    const result = await runTool(HEAD, {
+      args: ['-c', '3000000', '/dev/zero'],
+      timeoutMs: 10_000,
+      maxOutputBytes: 1000,
+    });
     expect(result.code).toBe(0);
     expect(result.stdout.length).toBe(1000);
     expect(result.truncated).toBe(true);
@@ -154,7 +183,11 @@ describe('startTool / runTool', () => {
       ['sleep', ['30']],
       ['sleep', ['31']],
     ]);
-    expect(liveToolProcesses().map((p) => p.pid).sort()).toEqual([a.pid, b.pid].sort());
+    expect(
+      liveToolProcesses()
+        .map((p) => p.pid)
+        .sort(),
+    ).toEqual([a.pid, b.pid].sort());
     await stopAllToolProcesses();
     expect((await a.done).aborted).toBe(true);
     expect((await b.done).aborted).toBe(true);

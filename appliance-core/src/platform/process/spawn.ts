@@ -76,11 +76,24 @@ const CLOSE_WAIT_MS = 1_000;
 
 export function defaultSearchPath(): string[] {
   const fromEnv = (process.env.PATH ?? '').split(':').filter(Boolean);
-  return [...new Set([...fromEnv, '/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'])];
+  return [
+    ...new Set([
+      ...fromEnv,
+      '/usr/local/sbin',
+      '/usr/local/bin',
+      '/usr/sbin',
+      '/usr/bin',
+      '/sbin',
+      '/bin',
+    ]),
+  ];
 }
 
 /** The absolute path of an executable program on the search path, or null. */
-export function findProgram(program: string, searchPath: readonly string[] = defaultSearchPath()): string | null {
+export function findProgram(
+  program: string,
+  searchPath: readonly string[] = defaultSearchPath(),
+): string | null {
   if (program.includes('/')) return null;
   for (const dir of searchPath) {
     if (!path.isAbsolute(dir)) continue;
@@ -206,7 +219,8 @@ export function startTool(tool: SystemTool, options: ToolRunOptions): ToolProces
   const file = findProgram(tool.program, searchPath);
   if (!file) throw new ToolMissingError(tool);
   for (const arg of options.args) {
-    if (typeof arg !== 'string' || arg.includes('\u0000')) throw new ToolSpawnError(`argument for ${tool.program} is not a plain string`);
+    if (typeof arg !== 'string' || arg.includes('\u0000'))
+      throw new ToolSpawnError(`argument for ${tool.program} is not a plain string`);
   }
   const startedAt = Date.now();
   const args = [...options.args];
@@ -285,7 +299,11 @@ export function startTool(tool: SystemTool, options: ToolRunOptions): ToolProces
       if (exit) return;
       settled = true;
       cleanup();
-      reject(err.code === 'ENOENT' ? new ToolMissingError(tool) : new ToolSpawnError(`${tool.program} could not be started: ${err.message}`));
+      reject(
+        err.code === 'ENOENT'
+          ? new ToolMissingError(tool)
+          : new ToolSpawnError(`${tool.program} could not be started: ${err.message}`),
+      );
     });
     child.once('exit', (code, signal) => {
       exit = { code, signal };

@@ -1,0 +1,7 @@
+export { toolsRoutes } from './tools.routes.js';
+export {
+  RETENTION_JOB_ID,
+  ToolsEngine,
+  ToolsService,
+  type ToolsOverrides,
+} from './tools.service.js';
