@@ -7,6 +7,9 @@ import { Scheduler } from '../platform/scheduler/scheduler.js';
 import type { App } from '../platform/http/http-server.js';
 import type { IdentityResolver } from '../platform/http/identity.js';
 import { authRoutes, CachedIdentityResolver } from './auth/index.js';
+import { dashboardsRoutes, deleteLayoutsOfDevice, TrackerWidgets } from './dashboards/index.js';
+import { credentialsRoutes, DevicesEngine, devicesRoutes, DevicesService, pendingRoutes, walksRoutes } from './devices/index.js';
+import { DiscoveryEngine, localnetsRoutes } from './discovery/index.js';
 import { oauthFeatureRoutes } from './oauth/index.js';
 import { TokenService, tokensRoutes } from './tokens/index.js';
 import { ToolsEngine, ToolsService, toolsRoutes } from './tools/index.js';
@@ -28,13 +31,19 @@ export function createFeatures(ctx: CoreContext): Features {
   const tokens = new TokenService(ctx.db, ctx.clock);
   const resolver = new CachedIdentityResolver(ctx.db, ctx.clock, tokens);
   const tools = new ToolsService(ctx);
-  // One scheduler for every interval job (tools retention; later pollers and discovery).
+  // One scheduler for the device crawl, walks_log housekeeping, discovery sweeps and tools retention.
   const scheduler = new Scheduler(ctx.clock, undefined, undefined, (err, jobs) => ctx.log.error({ err, jobs: jobs.map((j) => j.id) }, 'scheduled job failed'));
+  const devices = new DevicesService(ctx, scheduler);
+  const discovery = new DiscoveryEngine({ db: ctx.db, clock: ctx.clock, secrets: ctx.secrets, log: ctx.log, scheduler });
+  const widgets = new TrackerWidgets(ctx.db);
+  devices.registerDeviceCleanup('device-layouts', (id) => deleteLayoutsOfDevice(ctx.db, id));
   return {
     resolver,
     engines: [
       { name: 'token-usage', start: () => tokens.start(), stop: () => tokens.stop() },
       new ToolsEngine(tools, ctx.clock, ctx.log, scheduler),
+      new DevicesEngine(devices, scheduler, ctx.clock, ctx.log),
+      discovery,
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
       { name: 'scheduler', start: () => scheduler.start(), stop: () => scheduler.stop() },
     ],
@@ -44,6 +53,12 @@ export function createFeatures(ctx: CoreContext): Features {
       await usersRoutes(app, ctx, { tokens });
       await oauthFeatureRoutes(app, ctx, { tokens });
       await toolsRoutes(app, ctx, { tools });
+      await devicesRoutes(app, ctx, { devices });
+      await credentialsRoutes(app, ctx);
+      await pendingRoutes(app, ctx, { devices, discoveryStatus: () => discovery.latestStatus() });
+      await walksRoutes(app, ctx, { devices });
+      await localnetsRoutes(app, ctx, { discovery });
+      await dashboardsRoutes(app, ctx, { devices, widgets });
     },
   };
 }

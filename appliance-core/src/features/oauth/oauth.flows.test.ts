@@ -557,15 +557,20 @@ describe('authorization-code flow with PKCE through oauth4webapi', () => {
     );
     expect(await introspect(tokens.access_token)).toEqual({ active: false });
     expect(await introspect(tokens.refresh_token!)).toEqual({ active: false });
-    const me = await oauth.protectedResourceRequest(
-      tokens.access_token,
-      'GET',
-      new URL(`${h.url}/api/me`),
-      undefined,
-      undefined,
-      http,
-    );
-    expect(me.status).toBe(401);
+    // A compliant client surfaces the resource's RFC 6750 challenge, which points back at the
+    // protected-resource metadata (RFC 9728 §5.1).
+    const refused = await oauth
+      .protectedResourceRequest(tokens.access_token, 'GET', new URL(`${h.url}/api/me`), undefined, undefined, http)
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    expect(refused).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
+    const challenge = (refused as oauth.WWWAuthenticateChallengeError).cause[0];
+    expect((refused as oauth.WWWAuthenticateChallengeError).status).toBe(401);
+    expect(challenge?.scheme).toBe('bearer');
+    expect(challenge?.parameters.error).toBe('invalid_token');
+    expect(challenge?.parameters.resource_metadata).toBe(`${h.url}/.well-known/oauth-protected-resource`);
   });
 
   it('a confidential client authenticates with client_secret_post', async () => {

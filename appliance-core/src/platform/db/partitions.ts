@@ -249,7 +249,7 @@ const registry = new WeakMap<DB, Map<string, PartitionedTable>>();
  */
 export function definePartitionedTable(db: DB, options: PartitionedTableOptions): PartitionedTable {
   let tables = registry.get(db);
-  if (!tables) registry.set(db, (tables = new Map()));
+  if (!tables) registry.set(db, (tables = new Map<string, PartitionedTable>()));
   const existing = tables.get(options.name);
   if (existing) return existing;
   const table = new PartitionedTable(db, options);

@@ -45,7 +45,8 @@ export function installAuthHook(app: FastifyInstance, resolver: IdentityResolver
     if (!identity) {
       // RFC 6750 §3 and RFC 9728 §5.1: tells an OAuth client (MCP) where to find the
       // authorization server for this resource.
-      reply.header('www-authenticate', `Bearer resource_metadata="${request.protocol}://${request.host}/.well-known/oauth-protected-resource"`);
+      const metadata = `resource_metadata="${request.protocol}://${request.host}/.well-known/oauth-protected-resource"`;
+      reply.header('www-authenticate', token ? `Bearer error="invalid_token", ${metadata}` : `Bearer ${metadata}`);
       return done(unauthenticated(errors));
     }
     if (!permits(identity, access)) return done(denied(errors));

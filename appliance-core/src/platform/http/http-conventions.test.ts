@@ -162,10 +162,12 @@ describe('body parsing', () => {
 describe('permission gate', () => {
   it('401 legacy without a valid token, pointing OAuth clients at the resource metadata', async () => {
     const app = await server();
-    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Basic sa' }]) {
+    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Basic sa' }] as Record<string, string>[]) {
       const res = await app.inject({ method: 'GET', url: '/api/all-of', headers: { ...headers, host: 'appliance.test:8443' } });
       expect([res.statusCode, res.json()]).toEqual([401, { status: false, hasError: true, message: 'Unauthenticated.' }]);
-      expect(res.headers['www-authenticate']).toBe('Bearer resource_metadata="http://appliance.test:8443/.well-known/oauth-protected-resource"');
+      const metadata = 'resource_metadata="http://appliance.test:8443/.well-known/oauth-protected-resource"';
+      const presented = String(headers.authorization ?? '').startsWith('Bearer');
+      expect(res.headers['www-authenticate']).toBe(presented ? `Bearer error="invalid_token", ${metadata}` : `Bearer ${metadata}`);
     }
   });
 

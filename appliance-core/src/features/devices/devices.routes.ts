@@ -1,0 +1,320 @@
+/**
+ * Device inventory, tags and profiles (spec part 2 > Device inventory; Tags and profiles).
+ * Every device-anchored route answers a missing and an out-of-scope device alike.
+ */
+import type { CoreContext } from '../../platform/context.js';
+import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
+import type { App } from '../../platform/http/http-server.js';
+import { allOf, anyOf, type Identity } from '../../platform/http/identity.js';
+import { identityOf } from '../../platform/http/route-config.js';
+import { legacy200, MessageBody, responses, StatusCodeBody, StatusMessageBody, FalseErrorsBody, LegacyStatusBody } from '../../platform/http/schemas.js';
+import { deviceWindow } from './device-window.js';
+import { findSnmpConfig, listProfiles, listTags, replaceDeviceTags, tagIdsOfDevice, tagsOfDevices } from './devices.repository.js';
+import {
+  AddTagsBody,
+  DeleteDeviceBody,
+  DeviceDetailBody,
+  DeviceList,
+  DeviceListQuery,
+  DeviceParams,
+  DeviceSaved,
+  DeviceSetBody,
+  DeviceStats,
+  DeviceTagList,
+  DeviceWindowQuery,
+  LegacyDeleted,
+  ProfileList,
+  RemoveTagsBody,
+  StatusMessage,
+  TagList,
+  TestSnmpBody,
+  TestSnmpResult,
+} from './devices.schema.js';
+import { canonicalIp, DeviceRuleError, type DevicesService } from './devices.service.js';
+import { maskSnmpConfig, probeTargetOf } from './snmp-config.js';
+import { probeSystem, SnmpError, withSnmpSession } from './snmp.client.js';
+
+const TAGS = ['devices'];
+const DEVICE_NOT_FOUND = 'Device not found';
+export const TEST_SNMP_TIMING = { timeoutMs: 2000, retries: 1 };
+
+export interface DevicesRoutesDeps {
+  devices: DevicesService;
+}
+
+export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRoutesDeps): Promise<void> {
+  const { db, clock, secrets } = ctx;
+  const { devices } = deps;
+
+  // spec: part2 > Device inventory > GET /api/devices
+  const inventory: RouteErrors = { validation: 'statusCode', failure: 'statusCode' };
+  app.get(
+    '/api/devices',
+    {
+      config: { access: anyOf('devices', 'overwatch'), errors: inventory },
+      schema: {
+        tags: TAGS,
+        summary: 'List devices (tag scoped), with optional eager-loaded relations',
+        querystring: DeviceListQuery,
+        response: responses(inventory, { 200: DeviceList }),
+      },
+    },
+    async (request) => ({ status: 200 as const, devices: devices.list(identityOf(request), request.query) }),
+  );
+
+  // spec: part2 > Device inventory > GET /api/device/{device}
+  app.get(
+    '/api/device/:device',
+    {
+      config: { access: allOf('devices'), errors: inventory },
+      schema: {
+        tags: TAGS,
+        summary: 'One device with its SNMP configuration (masked) and its data in a time window',
+        params: DeviceParams,
+        querystring: DeviceWindowQuery,
+        response: responses(inventory, { 200: DeviceDetailBody, 404: StatusCodeBody }),
+      },
+    },
+    async (request) => {
+      const device = devices.visibleDevice(identityOf(request), request.params.device);
+      if (!device) throw failure(404, DEVICE_NOT_FOUND);
+      const window = deviceWindow(request.query, clock.now());
+      if ('field' in window) throw failure(422, window.message, { fields: { [window.field]: [window.message] } });
+      const { snmp, ...detail } = devices.detail(device, window.window);
+      return { status: 200 as const, device: { ...detail, snmpconfig: maskSnmpConfig(snmp) } };
+    },
+  );
+
+  // spec: part2 > Device inventory > GET /api/device/{device}/stats
+  const stats: RouteErrors = { validation: 'message', validationStatus: 400, failure: 'message', internal: 'Device statistics could not be computed.' };
+  app.get(
+    '/api/device/:device/stats',
+    {
+      config: { access: allOf('devices'), errors: stats },
+      schema: {
+        tags: TAGS,
+        summary: 'Rows and storage of each log category of a device, ending with a Total row',
+        params: DeviceParams,
+        response: responses(stats, { 200: DeviceStats, 400: MessageBody, 404: MessageBody, 500: MessageBody }),
+      },
+    },
+    async (request) => {
+      const device = devices.visibleDevice(identityOf(request), request.params.device);
+      if (!device) throw failure(404, DEVICE_NOT_FOUND);
+      return devices.stats(device.id);
+    },
+  );
+
+  // spec: part2 > Device inventory > POST /api/device/set
+  const save: RouteErrors = { validation: 'statusCode', failure: 'statusCode', internal: 'The device could not be saved.' };
+  app.post(
+    '/api/device/set',
+    {
+      config: { access: allOf('write_devices'), errors: save },
+      schema: {
+        tags: TAGS,
+        summary: 'Create (no id) or update a device',
+        body: DeviceSetBody,
+        response: responses(save, { 200: DeviceSaved, 409: StatusCodeBody, 422: StatusCodeBody, 500: StatusCodeBody }),
+      },
+    },
+    async (request) => {
+      try {
+        const saved = devices.save(identityOf(request), request.body);
+        return { status: 200 as const, message: saved.created ? 'Device created' : 'Device updated', device: { id: saved.id, tags: saved.tags } };
+      } catch (err) {
+        if (err instanceof DeviceRuleError) throw failure(err.status, err.message, err.fields ? { fields: err.fields } : {});
+        throw err;
+      }
+    },
+  );
+
+  // spec: part2 > Device inventory > DELETE /api/device/{device}
+  const remove: RouteErrors = { validation: 'statusCode', failure: 'statusCode', internal: 'The device could not be deleted.' };
+  app.delete(
+    '/api/device/:device',
+    {
+      config: { access: allOf('devices', 'write_devices'), errors: remove },
+      schema: {
+        tags: TAGS,
+        summary: 'Delete a device with its tags and history',
+        params: DeviceParams,
+        response: responses(remove, { 200: StatusMessage(200), 500: StatusCodeBody }),
+      },
+    },
+    async (request) => {
+      const device = devices.visibleDevice(identityOf(request), request.params.device);
+      if (!device) throw failure(500, DEVICE_NOT_FOUND);
+      const outcome = devices.delete(device.id);
+      if (outcome === 'protected') throw failure(500, 'The appliance device (id 1) cannot be deleted.');
+      if (outcome === 'missing') throw failure(500, DEVICE_NOT_FOUND);
+      return { status: 200 as const, message: 'Device deleted' };
+    },
+  );
+
+  // spec: part2 > Device inventory > POST /api/deleteDevice (legacy)
+  const legacyDelete: RouteErrors = { validation: 'legacy', failure: 'legacy' };
+  app.post(
+    '/api/deleteDevice',
+    {
+      config: { access: allOf('write_devices'), errors: legacyDelete },
+      schema: {
+        tags: TAGS,
+        summary: 'Delete a device (legacy)',
+        body: DeleteDeviceBody,
+        response: responses(legacyDelete, { 200: legacy200(LegacyDeleted), 404: LegacyStatusBody }),
+      },
+    },
+    async (request) => {
+      const device = devices.visibleDevice(identityOf(request), request.body.device);
+      if (!device) throw failure(404, DEVICE_NOT_FOUND, { family: 'legacyStatus' });
+      const outcome = devices.delete(device.id);
+      if (outcome === 'protected') throw failure(200, 'The appliance device (id 1) cannot be deleted.');
+      if (outcome === 'missing') throw failure(404, DEVICE_NOT_FOUND, { family: 'legacyStatus' });
+      return { status: 201 as const, hasError: false as const, message: true as const };
+    },
+  );
+
+  // spec: part2 > Device inventory > POST /api/device/{device}/recrawl
+  app.post(
+    '/api/device/:device/recrawl',
+    {
+      config: { access: allOf('devices', 'write_devices'), errors: inventory },
+      schema: {
+        tags: TAGS,
+        summary: 'Queue a discovery crawl of the device (SNMP walk: interfaces, disks)',
+        params: DeviceParams,
+        response: responses(inventory, { 200: StatusMessage(200), 404: StatusCodeBody, 422: StatusCodeBody }),
+      },
+    },
+    async (request) => {
+      const device = devices.visibleDevice(identityOf(request), request.params.device);
+      if (!device) throw failure(404, DEVICE_NOT_FOUND);
+      if (device.enable_snmp !== 1 || !findSnmpConfig(db, device.id)) throw failure(422, 'SNMP is not enabled for this device.');
+      devices.crawl.schedule(device.id);
+      devices.crawl.queueNow(device.id);
+      return { status: 200 as const, message: 'Crawl queued' };
+    },
+  );
+
+  // spec: part2 > Device inventory > POST /api/testSnmp
+  const testSnmp: RouteErrors = { validation: 'statusMessage', validationStatus: 422, failure: 'statusMessage', internal: 'The SNMP test failed unexpectedly.' };
+  app.post(
+    '/api/testSnmp',
+    {
+      config: { access: allOf('write_devices'), errors: testSnmp },
+      schema: {
+        tags: TAGS,
+        summary: 'Probe an SNMP agent with a configuration (nothing is saved)',
+        description: 'Masked or blank secrets are taken from the device named by device_id. A probe that gets no proper answer is `{status: 301, message}`.',
+        body: TestSnmpBody,
+        response: responses(testSnmp, { 200: TestSnmpResult, 404: StatusMessageBody, 422: StatusMessageBody, 500: StatusMessageBody }),
+      },
+    },
+    async (request) => {
+      const { ip, snmpconfig, device_id: deviceId } = request.body;
+      let stored = null;
+      if (deviceId !== undefined && deviceId !== null) {
+        const device = devices.visibleDevice(identityOf(request), deviceId);
+        if (!device) throw failure(404, DEVICE_NOT_FOUND);
+        stored = findSnmpConfig(db, device.id) ?? null;
+      }
+      const host = canonicalIp(ip);
+      if (!host) throw failure(422, 'The ip must be a valid IP address.');
+      const probe = probeTargetOf(secrets, host, snmpconfig, stored);
+      if ('errors' in probe) throw failure(422, Object.values(probe.errors)[0]?.[0] ?? 'The given data was invalid.');
+      try {
+        const system = await withSnmpSession(probe.target, TEST_SNMP_TIMING, (session) => probeSystem(session));
+        const name = system.sysName ?? system.sysDescr ?? host;
+        return { status: 200 as const, message: `SNMP answered: ${name}` };
+      } catch (err) {
+        if (err instanceof SnmpError) return { status: 301 as const, message: err.message };
+        throw err;
+      }
+    },
+  );
+
+  // spec: part2 > Tags and profiles > GET /api/tags
+  app.get(
+    '/api/tags',
+    {
+      config: { access: anyOf('devices', 'overwatch', 'write_devices'), errors: inventory },
+      schema: { tags: TAGS, summary: 'List tags (a tag-restricted user sees their own tags)', response: responses(inventory, { 200: TagList }) },
+    },
+    async (request) => ({ status: 200 as const, tags: listTags(db, identityOf(request).tagIds) }),
+  );
+
+  // spec: part2 > Tags and profiles > GET /api/device/{device}/tags
+  app.get(
+    '/api/device/:device/tags',
+    {
+      config: { access: allOf('devices'), errors: inventory },
+      schema: { tags: TAGS, summary: "A device's tags", params: DeviceParams, response: responses(inventory, { 200: DeviceTagList, 404: StatusCodeBody }) },
+    },
+    async (request) => {
+      const device = devices.visibleDevice(identityOf(request), request.params.device);
+      if (!device) throw failure(404, DEVICE_NOT_FOUND);
+      return { status: 200 as const, tags: tagsOfDevices(db, [device.id]).get(device.id) ?? [] };
+    },
+  );
+
+  // spec: part2 > Tags and profiles > POST /api/device/{device}/tags
+  const tagWrite: RouteErrors = { validation: 'falseErrors', failure: 'falseErrors' };
+  const changeTags = (identity: Identity, deviceId: number, tags: readonly { slug: string; name?: string }[], mode: 'add' | 'remove') => {
+    const device = devices.visibleDevice(identity, deviceId);
+    if (!device) throw failure(404, DEVICE_NOT_FOUND);
+    const plan = devices.planTags(identity, tags, tagIdsOfDevice(db, device.id), mode);
+    if (!plan.ok) throw failure(400, plan.message, { fields: { tags: [plan.message] } });
+    db.transaction(() => replaceDeviceTags(db, device.id, devices.applyTagPlan(plan)))();
+  };
+  app.post(
+    '/api/device/:device/tags',
+    {
+      config: { access: allOf('devices', 'write_devices'), errors: tagWrite },
+      schema: {
+        tags: TAGS,
+        summary: 'Add tags to a device (missing tags are created)',
+        params: DeviceParams,
+        body: AddTagsBody,
+        response: responses(tagWrite, { 201: StatusMessage(201), 400: FalseErrorsBody, 404: FalseErrorsBody }),
+      },
+    },
+    async (request, reply) => {
+      changeTags(identityOf(request), request.params.device, request.body.tags, 'add');
+      reply.code(201);
+      return { status: 201 as const, message: 'Tags added' };
+    },
+  );
+
+  // spec: part2 > Tags and profiles > DELETE /api/device/{device}/tags
+  app.delete(
+    '/api/device/:device/tags',
+    {
+      config: { access: allOf('devices', 'write_devices'), errors: tagWrite },
+      schema: {
+        tags: TAGS,
+        summary: 'Remove tags from a device',
+        params: DeviceParams,
+        body: RemoveTagsBody,
+        response: responses(tagWrite, { 200: StatusMessage(200), 400: FalseErrorsBody, 404: FalseErrorsBody }),
+      },
+    },
+    async (request) => {
+      changeTags(identityOf(request), request.params.device, request.body.tags, 'remove');
+      return { status: 200 as const, message: 'Tags removed' };
+    },
+  );
+
+  // spec: part2 > Tags and profiles > GET /api/device/profiles
+  app.get(
+    '/api/device/profiles',
+    {
+      config: { access: anyOf('devices', 'overwatch', 'write_devices'), errors: inventory },
+      schema: { tags: TAGS, summary: 'Device profiles and their default dashboard layouts', response: responses(inventory, { 200: ProfileList }) },
+    },
+    async () => ({
+      status: 200 as const,
+      profiles: listProfiles(db).map((p) => ({ id: p.id, profile: p.profile, layout: JSON.parse(p.layout) as unknown })),
+    }),
+  );
+}

@@ -1,0 +1,444 @@
+/**
+ * The device inventory's logic: saving devices (with their SNMP configuration and tags), the
+ * delete cascade, tag rules for restricted callers, and the extension points through which later
+ * features add their data to device records and their clean-up to device deletion.
+ *
+ * Invariants:
+ * - Deleting a device runs every registered clean-up and deletes the row in ONE transaction:
+ *   either the device and all its history go, or nothing does. Device 1 is never deleted.
+ * - A tag-restricted caller may only name tags inside their scope, never removes tags outside it,
+ *   and always leaves at least one of their own tags on a device (so a write never makes a device
+ *   vanish from its writer's view or enter another team's).
+ */
+import net from 'node:net';
+import type { CoreContext } from '../../platform/context.js';
+import type { FieldErrors } from '../../platform/http/envelopes.js';
+import type { Identity } from '../../platform/http/identity.js';
+import { deviceInScope, deviceScopeSql } from '../../platform/http/scoping.js';
+import type { Scheduler } from '../../platform/scheduler/scheduler.js';
+import { toIso } from '../../platform/time/time.js';
+import { CrawlEngine } from './crawl.engine.js';
+import {
+  APPLIANCE_DEVICE_ID,
+  deleteDeviceRow,
+  deviceTagsBySlugs,
+  findDevice,
+  findDeviceByIp,
+  findSnmpConfig,
+  insertDevice,
+  listDevices,
+  pickSnmp,
+  profileExists,
+  replaceDeviceTags,
+  saveSnmpConfig,
+  tagIdsOfDevice,
+  tagsOfDevices,
+  updateDevice,
+  type DeviceFields,
+  type DeviceRow,
+  type SnmpConfigRow,
+  type TagRow,
+} from './devices.repository.js';
+import { toBool, type DeviceListQuery, type DeviceSetBody, type DeviceTag, type TagIn } from './devices.schema.js';
+import { deletePending, pendingTagIds, type PendingRow } from './pending.repository.js';
+import { mergeSnmpConfig } from './snmp-config.js';
+import { diskRecord, diskTrackersOfDevices, interfaceRecord, interfaceTrackersOfDevices, listDiskTrackers, listInterfaceTrackers } from './trackers.repository.js';
+import { WalksRepository } from './walks.repository.js';
+
+/** Relations GET /api/devices eager-loads on request (query flags of the same name). */
+export const DEVICE_RELATIONS = ['alerts', 'ping', 'oids', 'walks', 'interfaces', 'ports', 'disks'] as const;
+export type DeviceRelation = (typeof DEVICE_RELATIONS)[number];
+/** Sections of GET /api/device/{device} that come from trackers, logs, flows and alerts. */
+export const DEVICE_SECTIONS = ['alerts', 'syslogconfig', 'netflow', 'ping', 'oids', 'interfaces', 'ports', 'disks'] as const;
+export type DeviceSection = (typeof DEVICE_SECTIONS)[number];
+
+export interface DeviceWindow {
+  start: number;
+  end: number;
+}
+/** Loads one relation for many devices at once (one query, not one per device). */
+export type RelationLoader = (deviceIds: readonly number[]) => Map<number, unknown>;
+export type SectionProvider = (deviceId: number, window: DeviceWindow) => unknown;
+/** Deletes a feature's rows of a device; runs inside the delete transaction (synchronous, no await). */
+export type DeviceCleanup = (deviceId: number) => void;
+/** Rows and stored bytes of one log category of a device (GET /api/device/{device}/stats). */
+export type DeviceLogStats = (deviceId: number) => { rows: number; bytes: number };
+
+export type TagPlan = { ok: true; tagIds: number[]; tags: { slug: string; name: string }[] } | { ok: false; message: string };
+
+export class DeviceRuleError extends Error {
+  constructor(
+    readonly status: 409 | 422,
+    message: string,
+    readonly fields?: FieldErrors,
+  ) {
+    super(message);
+  }
+}
+
+/** The canonical text of an IP literal (IPv6 compressed, lower case), or null when `text` is not one. */
+export function canonicalIp(text: string): string | null {
+  const trimmed = text.trim();
+  if (net.isIPv4(trimmed)) return trimmed;
+  if (net.isIPv6(trimmed)) return new URL(`http://[${trimmed}]/`).hostname.slice(1, -1);
+  return null;
+}
+
+/** Bytes in the unit a person reads (1024 steps). */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} B` : `${value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2)} ${units[unit]}`;
+}
+
+export interface DeviceRecordBase {
+  id: number;
+  label: string;
+  ip_address: string;
+  profile: string;
+  enable_snmp: boolean;
+  enable_agent: boolean;
+  enable_netflow: boolean;
+  enable_port_monitor: boolean;
+  agent_uuid: string | null;
+  tags: DeviceTag[];
+}
+
+export class DevicesService {
+  readonly walks: WalksRepository;
+  readonly crawl: CrawlEngine;
+  private readonly cleanups = new Map<string, { purge: DeviceCleanup; after: ((deviceId: number) => void) | undefined }>();
+  private readonly relations = new Map<DeviceRelation, RelationLoader>();
+  private readonly relationOwners = new Set<DeviceRelation>();
+  private readonly sections = new Map<DeviceSection, SectionProvider>();
+  private readonly sectionOwners = new Set<DeviceSection>();
+  private readonly logStats = new Map<string, DeviceLogStats>();
+
+  constructor(
+    private readonly ctx: CoreContext,
+    scheduler: Scheduler,
+  ) {
+    const { db } = ctx;
+    this.walks = new WalksRepository(db);
+    this.crawl = new CrawlEngine({ db, clock: ctx.clock, secrets: ctx.secrets, log: ctx.log, scheduler, walks: this.walks });
+
+    // What this feature itself keeps per device; later features register theirs the same way.
+    this.registerDeviceCleanup('walks', (id) => void this.walks.deleteDevice(id), (id) => this.crawl.unschedule(id));
+    this.registerDeviceCleanup('interface-trackers', (id) => void db.prepare('DELETE FROM interface_trackers WHERE device_id = ?').run(id));
+    this.registerDeviceCleanup('disk-trackers', (id) => void db.prepare('DELETE FROM disk_trackers WHERE device_id = ?').run(id));
+    this.registerDeviceCleanup('snmp-config', (id) => void db.prepare('DELETE FROM device_snmp WHERE device_id = ?').run(id));
+    this.registerDeviceCleanup('pending-duplicates', (id) => {
+      const device = findDevice(db, id);
+      if (device) db.prepare('DELETE FROM pending_devices WHERE ip_address = ?').run(device.ip_address);
+    });
+    this.registerDeviceCleanup('tags', (id) => void db.prepare('DELETE FROM device_tags WHERE device_id = ?').run(id));
+    this.registerDeviceLogStats('walks_log', (id) => this.walks.statsOf(id));
+
+    // Relations and sections with data here; the others answer their real empty value until a
+    // feature provides them.
+    const empty = (value: () => unknown): RelationLoader => (ids) => new Map(ids.map((id) => [id, value()]));
+    this.relations.set('alerts', empty(() => []));
+    this.relations.set('ping', empty(() => null));
+    this.relations.set('oids', empty(() => []));
+    this.relations.set('ports', empty(() => []));
+    this.relations.set('walks', (ids) => this.walks.summaries(ids));
+    this.relations.set('interfaces', (ids) => new Map([...interfaceTrackersOfDevices(db, ids)].map(([id, rows]) => [id, rows.map(interfaceRecord)])));
+    this.relations.set('disks', (ids) => new Map([...diskTrackersOfDevices(db, ids)].map(([id, rows]) => [id, rows.map(diskRecord)])));
+    this.sections.set('alerts', () => []);
+    this.sections.set('syslogconfig', () => ({ severity: null }));
+    this.sections.set('netflow', () => ({ bytes: 0, count: 0, top_partners: [] }));
+    this.sections.set('ping', () => []);
+    this.sections.set('oids', () => []);
+    this.sections.set('ports', () => []);
+    this.sections.set('interfaces', (id) => listInterfaceTrackers(db, id).map((row) => ({ ...interfaceRecord(row), logs: [] })));
+    this.sections.set('disks', (id) => listDiskTrackers(db, id).map((row) => ({ ...diskRecord(row), logs: [] })));
+  }
+
+  // --- extension points -----------------------------------------------------------------------
+
+  /**
+   * Adds a feature's clean-up to device deletion. `purge` deletes the feature's rows of the device
+   * inside the delete transaction; `after` (optional) releases in-memory state (scheduled jobs)
+   * once the deletion is committed.
+   */
+  registerDeviceCleanup(name: string, purge: DeviceCleanup, after?: (deviceId: number) => void): void {
+    if (this.cleanups.has(name)) throw new Error(`device clean-up ${name} is already registered`);
+    this.cleanups.set(name, { purge, after });
+  }
+
+  /** Names of the registered clean-ups, in the order they run. */
+  deviceCleanupNames(): string[] {
+    return [...this.cleanups.keys()];
+  }
+
+  /** Provides the data of a GET /api/devices relation (once per relation). */
+  provideDeviceRelation(name: DeviceRelation, loader: RelationLoader): void {
+    if (this.relationOwners.has(name)) throw new Error(`device relation ${name} is already provided`);
+    this.relationOwners.add(name);
+    this.relations.set(name, loader);
+  }
+
+  /** Provides a section of GET /api/device/{device} (once per section). */
+  provideDeviceSection(name: DeviceSection, provider: SectionProvider): void {
+    if (this.sectionOwners.has(name)) throw new Error(`device section ${name} is already provided`);
+    this.sectionOwners.add(name);
+    this.sections.set(name, provider);
+  }
+
+  /** Adds a log category to GET /api/device/{device}/stats. */
+  registerDeviceLogStats(logName: string, stats: DeviceLogStats): void {
+    if (this.logStats.has(logName) || logName === 'Total') throw new Error(`device log stats ${logName} is already registered`);
+    this.logStats.set(logName, stats);
+  }
+
+  // --- reading --------------------------------------------------------------------------------
+
+  /** The device when it exists and the caller may see it; null for missing and out of scope alike. */
+  visibleDevice(identity: Identity, deviceId: number): DeviceRow | null {
+    const device = findDevice(this.ctx.db, deviceId);
+    if (!device || !deviceInScope(identity, tagIdsOfDevice(this.ctx.db, deviceId))) return null;
+    return device;
+  }
+
+  record(row: DeviceRow, tags: DeviceTag[]): DeviceRecordBase {
+    return {
+      id: row.id,
+      label: row.label,
+      ip_address: row.ip_address,
+      profile: row.profile,
+      enable_snmp: row.enable_snmp === 1,
+      enable_agent: row.enable_agent === 1,
+      enable_netflow: row.enable_netflow === 1,
+      enable_port_monitor: row.enable_port_monitor === 1,
+      agent_uuid: row.agent_uuid,
+      tags,
+    };
+  }
+
+  list(identity: Identity, query: DeviceListQuery): (DeviceRecordBase & Partial<Record<DeviceRelation, unknown>>)[] {
+    const rows = listDevices(this.ctx.db, { scope: deviceScopeSql(identity, 'd.id'), tag: query.tag, status: query.status, search: query.search });
+    const ids = rows.map((r) => r.id);
+    const tags = tagsOfDevices(this.ctx.db, ids);
+    const loaded = DEVICE_RELATIONS.filter((name) => query[name] !== undefined && toBool(query[name])).map((name) => [name, (this.relations.get(name) as RelationLoader)(ids)] as const);
+    return rows.map((row) => {
+      const record: DeviceRecordBase & Partial<Record<DeviceRelation, unknown>> = this.record(row, tags.get(row.id) ?? []);
+      for (const [name, values] of loaded) record[name] = values.get(row.id) ?? (name === 'ping' ? null : []);
+      return record;
+    });
+  }
+
+  detail(row: DeviceRow, window: DeviceWindow) {
+    const tags = tagsOfDevices(this.ctx.db, [row.id]).get(row.id) ?? [];
+    const section = (name: DeviceSection) => (this.sections.get(name) as SectionProvider)(row.id, window);
+    return {
+      ...this.record(row, tags),
+      snmp: findSnmpConfig(this.ctx.db, row.id) ?? null,
+      alerts: section('alerts'),
+      syslogconfig: section('syslogconfig'),
+      netflow: section('netflow'),
+      ping: section('ping'),
+      oids: section('oids'),
+      interfaces: section('interfaces'),
+      ports: section('ports'),
+      disks: section('disks'),
+      window: { start_time: toIso(window.start), end_time: toIso(window.end) },
+    };
+  }
+
+  stats(deviceId: number): { log_name: string; total_rows: number; size: number; formatted: string }[] {
+    const rows = [...this.logStats].map(([logName, stats]) => {
+      const { rows: count, bytes } = stats(deviceId);
+      return { log_name: logName, total_rows: count, size: bytes, formatted: formatBytes(bytes) };
+    });
+    const totalRows = rows.reduce((n, r) => n + r.total_rows, 0);
+    const totalBytes = rows.reduce((n, r) => n + r.size, 0);
+    return [...rows, { log_name: 'Total', total_rows: totalRows, size: totalBytes, formatted: formatBytes(totalBytes) }];
+  }
+
+  // --- tags -----------------------------------------------------------------------------------
+
+  /**
+   * Plans a device's new tag set. `mode` replace: `requested` becomes the set; add: it joins the
+   * set; remove: it leaves the set (slugs must exist). `current` is null for a new record. For a
+   * restricted caller, out-of-scope tags already on the record are kept.
+   */
+  planTags(identity: Identity, requested: readonly TagIn[], current: readonly number[] | null, mode: 'replace' | 'add' | 'remove'): TagPlan {
+    const wanted = new Map<string, string>();
+    for (const tag of requested) {
+      const slug = typeof tag === 'string' ? tag : tag.slug;
+      const name = typeof tag === 'string' ? tag : (tag.name ?? tag.slug);
+      if (!wanted.has(slug)) wanted.set(slug, name);
+    }
+    const existing = new Map<string, TagRow>(deviceTagsBySlugs(this.ctx.db, [...wanted.keys()]).map((t) => [t.slug, t]));
+    const scope = identity.tagIds === null ? null : new Set(identity.tagIds);
+    for (const slug of wanted.keys()) {
+      const tag = existing.get(slug);
+      if (mode === 'remove' && !tag) return { ok: false, message: `The selected tag ${slug} is invalid.` };
+      if (scope && (!tag || !scope.has(tag.id))) return { ok: false, message: `The tag ${slug} is outside your tag scope.` };
+    }
+    const namedIds = [...wanted.keys()].map((slug) => existing.get(slug)?.id).filter((id): id is number => id !== undefined);
+    const toCreate = [...wanted].filter(([slug]) => !existing.has(slug)).map(([slug, name]) => ({ slug, name }));
+    const currentIds = [...(current ?? [])];
+    let finalIds: number[];
+    if (mode === 'remove') finalIds = currentIds.filter((id) => !namedIds.includes(id));
+    else if (mode === 'add') finalIds = [...new Set([...currentIds, ...namedIds])];
+    else finalIds = [...new Set([...namedIds, ...(scope ? currentIds.filter((id) => !scope.has(id)) : [])])];
+    if (scope && !finalIds.some((id) => scope.has(id))) {
+      return { ok: false, message: 'A tag-restricted user must leave at least one of their own tags on a device.' };
+    }
+    return { ok: true, tagIds: finalIds, tags: toCreate };
+  }
+
+  /** Creates the planned new tags (inside the caller's transaction) and returns every tag id of the set. */
+  applyTagPlan(plan: Extract<TagPlan, { ok: true }>): number[] {
+    const { db } = this.ctx;
+    const ids = [...plan.tagIds];
+    const insert = db.prepare(`INSERT INTO tags (slug, name, type) VALUES (?, ?, 'device') ON CONFLICT (slug, type) DO NOTHING`);
+    const find = db.prepare(`SELECT id FROM tags WHERE slug = ? AND type = 'device'`);
+    for (const tag of plan.tags) {
+      insert.run(tag.slug, tag.name);
+      ids.push((find.get(tag.slug) as { id: number }).id);
+    }
+    return [...new Set(ids)];
+  }
+
+  // --- writing --------------------------------------------------------------------------------
+
+  /** Creates (no id) or updates a device. Throws DeviceRuleError (422 fields, 409 duplicate IP). */
+  save(identity: Identity, body: DeviceSetBody): { id: number; created: boolean; tags: DeviceTag[] } {
+    const { db, clock, secrets } = this.ctx;
+    const errors: FieldErrors = {};
+    const fail = (field: string, message: string) => (errors[field] ??= []).push(message);
+
+    const existing = body.id === undefined ? null : this.visibleDevice(identity, body.id);
+    if (body.id !== undefined && !existing) fail('id', 'The selected id is invalid.');
+    const ip = canonicalIp(body.ip_address);
+    if (!ip) fail('ip_address', 'The ip address must be a valid IP address.');
+    if (existing?.id === APPLIANCE_DEVICE_ID && ip && ip !== existing.ip_address) fail('ip_address', 'The IP address of the appliance device (id 1) cannot be changed.');
+    const label = body.label.trim();
+    if (label === '') fail('label', 'The label field is required.');
+    if (!profileExists(db, body.profile)) fail('profile', 'The selected profile is invalid.');
+
+    const enableSnmp = body.enable_snmp === undefined ? false : toBool(body.enable_snmp);
+    const storedSnmp = existing ? findSnmpConfig(db, existing.id) : undefined;
+    let snmp: SnmpConfigRow | null = null;
+    if (enableSnmp) {
+      const merged = mergeSnmpConfig(secrets, storedSnmp, body.snmpconfig ?? {});
+      if ('errors' in merged) Object.assign(errors, merged.errors);
+      else snmp = merged.config;
+    }
+
+    let plan: TagPlan | null = null;
+    if (body.tags !== undefined) plan = this.planTags(identity, body.tags, existing ? tagIdsOfDevice(db, existing.id) : null, 'replace');
+    else if (!existing && identity.tagIds !== null) plan = { ok: false, message: 'A tag-restricted user must give the device at least one of their tags.' };
+    if (plan && !plan.ok) fail('tags', plan.message);
+
+    if (Object.keys(errors).length > 0) throw new DeviceRuleError(422, Object.values(errors)[0]?.[0] ?? 'The given data was invalid.', errors);
+    const address = ip as string;
+    const holder = findDeviceByIp(db, address);
+    if (holder && holder.id !== existing?.id) throw new DeviceRuleError(409, `A device with the IP address ${address} already exists.`);
+
+    const fields: DeviceFields = {
+      label,
+      ip_address: address,
+      profile: body.profile,
+      enable_snmp: enableSnmp,
+      enable_agent: body.enable_agent === undefined ? existing?.enable_agent === 1 : toBool(body.enable_agent),
+      enable_netflow: body.enable_netflow === undefined ? existing?.enable_netflow === 1 : toBool(body.enable_netflow),
+      enable_port_monitor: body.enable_port_monitor === undefined ? existing?.enable_port_monitor === 1 : toBool(body.enable_port_monitor),
+      agent_uuid: body.agent_uuid === undefined ? (existing?.agent_uuid ?? null) : body.agent_uuid,
+    };
+    const now = clock.now();
+    const snmpChanged =
+      enableSnmp && (!existing || existing.enable_snmp !== 1 || existing.ip_address !== address || !storedSnmp || JSON.stringify(pickSnmp(storedSnmp)) !== JSON.stringify(snmp));
+    const id = db.transaction(() => {
+      // Re-checked inside the transaction: the unique index is the last word, this gives the 409.
+      const again = findDeviceByIp(db, address);
+      if (again && again.id !== existing?.id) throw new DeviceRuleError(409, `A device with the IP address ${address} already exists.`);
+      const deviceId = existing ? existing.id : insertDevice(db, fields, now);
+      if (existing) updateDevice(db, deviceId, fields, now);
+      if (snmp) saveSnmpConfig(db, deviceId, snmp, now);
+      if (plan?.ok) replaceDeviceTags(db, deviceId, this.applyTagPlan(plan));
+      // A device now holds this address: a pending row for it is no longer pending.
+      db.prepare('DELETE FROM pending_devices WHERE ip_address = ?').run(address);
+      return deviceId;
+    })();
+
+    if (enableSnmp) {
+      this.crawl.schedule(id);
+      if (snmpChanged) this.crawl.queueNow(id);
+    } else {
+      this.crawl.unschedule(id);
+    }
+    return { id, created: !existing, tags: tagsOfDevices(db, [id]).get(id) ?? [] };
+  }
+
+  /**
+   * Turns a pending row into a device (its SNMP configuration and tags, or `requestedTags`) and
+   * removes the row. Refused when a device holds the address or the row's settings are incomplete.
+   */
+  importPending(identity: Identity, pending: PendingRow, requestedTags: readonly TagIn[] | undefined): { ok: true; id: number } | { ok: false; message: string } {
+    const { db, clock, secrets } = this.ctx;
+    if (findDeviceByIp(db, pending.ip_address)) return { ok: false, message: `A device with the IP address ${pending.ip_address} already exists.` };
+    if (!profileExists(db, pending.profile)) return { ok: false, message: 'The selected profile is invalid.' };
+    let snmp: SnmpConfigRow | null = null;
+    if (pending.enable_snmp === 1) {
+      const merged = mergeSnmpConfig(secrets, pickSnmp(pending), {});
+      if ('errors' in merged) return { ok: false, message: Object.values(merged.errors)[0]?.[0] ?? 'The SNMP configuration is incomplete.' };
+      snmp = merged.config;
+    }
+    const currentTags = pendingTagIds(db, pending.id);
+    const plan: TagPlan = requestedTags === undefined ? { ok: true, tagIds: currentTags, tags: [] } : this.planTags(identity, requestedTags, currentTags, 'replace');
+    if (!plan.ok) return plan;
+    const now = clock.now();
+    const fields: DeviceFields = {
+      label: pending.label,
+      ip_address: pending.ip_address,
+      profile: pending.profile,
+      enable_snmp: snmp !== null,
+      enable_agent: pending.enable_agent === 1,
+      enable_netflow: false,
+      enable_port_monitor: false,
+      agent_uuid: pending.agent_uuid,
+    };
+    const id = db.transaction(() => {
+      if (findDeviceByIp(db, pending.ip_address)) return null;
+      const deviceId = insertDevice(db, fields, now);
+      if (snmp) saveSnmpConfig(db, deviceId, snmp, now);
+      replaceDeviceTags(db, deviceId, this.applyTagPlan(plan));
+      deletePending(db, pending.id);
+      return deviceId;
+    })();
+    if (id === null) return { ok: false, message: `A device with the IP address ${pending.ip_address} already exists.` };
+    if (snmp) {
+      this.crawl.schedule(id);
+      this.crawl.queueNow(id);
+    }
+    return { ok: true, id };
+  }
+
+  /** Deletes a device with its history. */
+  delete(deviceId: number): 'deleted' | 'missing' | 'protected' {
+    if (deviceId === APPLIANCE_DEVICE_ID) return 'protected';
+    const { db } = this.ctx;
+    const deleted = db.transaction(() => {
+      if (!findDevice(db, deviceId)) return false;
+      for (const { purge } of this.cleanups.values()) purge(deviceId);
+      return deleteDeviceRow(db, deviceId);
+    })();
+    if (!deleted) return 'missing';
+    for (const [name, { after }] of this.cleanups) {
+      try {
+        after?.(deviceId);
+      } catch (err) {
+        this.ctx.log.error({ err, cleanup: name, deviceId }, 'device clean-up after deletion failed');
+      }
+    }
+    return 'deleted';
+  }
+}

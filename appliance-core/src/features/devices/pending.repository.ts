@@ -1,0 +1,175 @@
+/**
+ * SQL for pending devices: hosts found by discovery (or announced by agents) that are not yet in
+ * the inventory. Tag scoping: a restricted caller sees only rows carrying one of their tags.
+ */
+import type { DB } from '../../platform/db/database.js';
+import type { Identity } from '../../platform/http/identity.js';
+import { toSqlDateTime } from '../../platform/time/time.js';
+import type { SnmpConfigRow } from './devices.repository.js';
+import type { DeviceTag, PendingRecord } from './devices.schema.js';
+import { maskSnmpConfig } from './snmp-config.js';
+
+export interface PendingRow extends SnmpConfigRow {
+  id: number;
+  label: string;
+  ip_address: string;
+  profile: string;
+  enable_snmp: number;
+  enable_agent: number;
+  agent_uuid: string | null;
+  last_checkin_at: number | null;
+  agent_version: string | null;
+  os_version: string | null;
+  hidden: number;
+  source: 'discovery' | 'agent' | 'manual';
+  net_id: number | null;
+  open_ports: string | null;
+  sys_descr: string | null;
+  first_seen_at: number;
+  last_seen_at: number;
+}
+
+/** Columns updatePendingDeviceField may write, by field name (the allowlist; never from input). */
+export const PENDING_COLUMNS = {
+  label: 'label',
+  profile: 'profile',
+  enable_snmp: 'enable_snmp',
+  enable_agent: 'enable_agent',
+  snmp_community: 'snmp_community',
+  snmp_port: 'snmp_port',
+  snmp_version: 'snmp_version',
+  snmp_v3_security: 'snmp_v3_security',
+  authuser: 'authuser',
+  authpass: 'authpass',
+  authprot: 'authprot',
+  privpass: 'privpass',
+  privprot: 'privprot',
+} as const;
+
+export function pendingRecord(row: PendingRow, tags: DeviceTag[]): PendingRecord {
+  return {
+    id: row.id,
+    label: row.label,
+    ip_address: row.ip_address,
+    profile: row.profile,
+    enable_snmp: row.enable_snmp === 1,
+    enable_agent: row.enable_agent === 1,
+    agent_uuid: row.agent_uuid,
+    last_checkin_at: row.last_checkin_at === null ? null : toSqlDateTime(row.last_checkin_at),
+    agent_version: row.agent_version,
+    os_version: row.os_version,
+    tags,
+    snmpconfig: maskSnmpConfig(row),
+    open_ports: row.open_ports === null ? null : (JSON.parse(row.open_ports) as number[]),
+  };
+}
+
+function scopeSql(identity: Identity): { sql: string; params: unknown[] } {
+  if (identity.tagIds === null) return { sql: '1', params: [] };
+  return {
+    sql: 'EXISTS (SELECT 1 FROM pending_device_tags pt WHERE pt.pending_id = p.id AND pt.tag_id IN (SELECT value FROM json_each(?)))',
+    params: [JSON.stringify(identity.tagIds)],
+  };
+}
+
+/** The default list: rows not hidden, in the caller's scope, oldest first. */
+export function listPending(db: DB, identity: Identity): PendingRow[] {
+  const scope = scopeSql(identity);
+  return db.prepare(`SELECT p.* FROM pending_devices p WHERE p.hidden = 0 AND ${scope.sql} ORDER BY p.id`).all(...scope.params) as PendingRow[];
+}
+
+/** The row when it exists and is in the caller's scope (out of scope answers like missing). */
+export function findVisiblePending(db: DB, identity: Identity, id: number): PendingRow | undefined {
+  const scope = scopeSql(identity);
+  return db.prepare(`SELECT p.* FROM pending_devices p WHERE p.id = ? AND ${scope.sql}`).get(id, ...scope.params) as PendingRow | undefined;
+}
+
+export function pendingTagIds(db: DB, pendingId: number): number[] {
+  return (db.prepare('SELECT tag_id FROM pending_device_tags WHERE pending_id = ?').all(pendingId) as { tag_id: number }[]).map((r) => r.tag_id);
+}
+
+export function tagsOfPending(db: DB, ids: readonly number[]): Map<number, DeviceTag[]> {
+  const map = new Map<number, DeviceTag[]>(ids.map((id) => [id, []]));
+  const rows = db
+    .prepare(
+      `SELECT pt.pending_id, t.slug, t.name, t.type FROM pending_device_tags pt JOIN tags t ON t.id = pt.tag_id
+       WHERE pt.pending_id IN (SELECT value FROM json_each(?)) ORDER BY t.slug`,
+    )
+    .all(JSON.stringify(ids)) as (DeviceTag & { pending_id: number })[];
+  for (const { pending_id, ...tag } of rows) map.get(pending_id)?.push(tag);
+  return map;
+}
+
+export function replacePendingTags(db: DB, pendingId: number, tagIds: readonly number[]): void {
+  db.prepare('DELETE FROM pending_device_tags WHERE pending_id = ?').run(pendingId);
+  const insert = db.prepare('INSERT OR IGNORE INTO pending_device_tags (pending_id, tag_id) VALUES (?, ?)');
+  for (const tagId of tagIds) insert.run(pendingId, tagId);
+}
+
+export function hidePending(db: DB, id: number): void {
+  db.prepare('UPDATE pending_devices SET hidden = 1 WHERE id = ?').run(id);
+}
+
+export function deletePending(db: DB, id: number): void {
+  db.prepare('DELETE FROM pending_devices WHERE id = ?').run(id);
+}
+
+export function updatePendingColumn(db: DB, id: number, column: (typeof PENDING_COLUMNS)[keyof typeof PENDING_COLUMNS], value: string | number | null): void {
+  db.prepare(`UPDATE pending_devices SET ${column} = ? WHERE id = ?`).run(value, id);
+}
+
+/** A host one discovery sweep found. */
+export interface DiscoveredHost {
+  ip: string;
+  netId: number;
+  label: string;
+  profile: string;
+  /** The configuration that answered (secrets sealed), or null when SNMP did not answer. */
+  snmp: SnmpConfigRow | null;
+  sysDescr: string | null;
+  /** Open TCP ports when the network's portscan is on, else null. */
+  openPorts: number[] | null;
+}
+
+/**
+ * Records a sweep's hosts in one transaction: new addresses become pending rows; known pending
+ * rows (hidden ones too, which stay hidden) get fresher facts but keep every field an operator
+ * may have edited, and gain an SNMP configuration only when they have none. Addresses that are
+ * devices are skipped. Returns how many rows were created.
+ */
+export function recordDiscoveredHosts(db: DB, hosts: readonly DiscoveredHost[], now: number): number {
+  const isDevice = db.prepare('SELECT 1 FROM devices WHERE ip_address = ?');
+  const existing = db.prepare('SELECT id, enable_snmp, snmp_community, authuser FROM pending_devices WHERE ip_address = ?');
+  const insert = db.prepare(
+    `INSERT INTO pending_devices (label, ip_address, profile, enable_snmp, snmp_version, snmp_port, snmp_community, snmp_v3_security, authuser, authpass,
+       authprot, privpass, privprot, source, net_id, open_ports, sys_descr, first_seen_at, last_seen_at)
+     VALUES (@label, @ip, @profile, @enable_snmp, @snmp_version, @snmp_port, @snmp_community, @snmp_v3_security, @authuser, @authpass,
+       @authprot, @privpass, @privprot, 'discovery', @netId, @open_ports, @sysDescr, @now, @now)`,
+  );
+  const refresh = db.prepare(
+    `UPDATE pending_devices SET net_id = @netId, last_seen_at = @now, open_ports = coalesce(@open_ports, open_ports), sys_descr = coalesce(@sysDescr, sys_descr)
+     WHERE id = @id`,
+  );
+  const adoptSnmp = db.prepare(
+    `UPDATE pending_devices SET enable_snmp = 1, snmp_version = @snmp_version, snmp_port = @snmp_port, snmp_community = @snmp_community,
+       snmp_v3_security = @snmp_v3_security, authuser = @authuser, authpass = @authpass, authprot = @authprot, privpass = @privpass, privprot = @privprot
+     WHERE id = @id`,
+  );
+  return db.transaction(() => {
+    let created = 0;
+    for (const host of hosts) {
+      if (isDevice.get(host.ip)) continue;
+      const snmp = host.snmp ?? { snmp_version: 2, snmp_port: 161, snmp_community: null, snmp_v3_security: null, authuser: null, authpass: null, authprot: null, privpass: null, privprot: null };
+      const values = { ...host, ...snmp, enable_snmp: host.snmp ? 1 : 0, open_ports: host.openPorts ? JSON.stringify(host.openPorts) : null, now };
+      const row = existing.get(host.ip) as { id: number; enable_snmp: number; snmp_community: string | null; authuser: string | null } | undefined;
+      if (!row) {
+        insert.run(values);
+        created++;
+        continue;
+      }
+      refresh.run({ ...values, id: row.id });
+      if (host.snmp && row.enable_snmp === 0 && !row.snmp_community && !row.authuser) adoptSnmp.run({ ...snmp, id: row.id });
+    }
+    return created;
+  })();
+}
