@@ -179,8 +179,9 @@ export async function startSnmpd(options: SnmpdOptions = {}): Promise<Snmpd> {
         logFile,
         pid: child.pid as number,
         cli(tool, args) {
-          const result = spawnSync(tool, [...cliArgs(agent), ...args], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, MIBS: '' } });
-          if (result.status !== 0) throw new Error(`${tool} failed: ${result.stderr}`);
+          // A whole-tree walk prints ~1 MB: spawnSync's default maxBuffer (1 MiB) would cut it off.
+          const result = spawnSync(tool, [...cliArgs(agent), ...args], { encoding: 'utf8', timeout: 30_000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, MIBS: '' } });
+          if (result.status !== 0) throw new Error(`${tool} failed (${result.error?.message ?? `exit ${result.status}`}): ${result.stderr}`);
           return result.stdout;
         },
         stop,
