@@ -3,13 +3,25 @@ import type { CoreContext } from '../../platform/context.js';
 import { SESSION_COOKIE } from '../../platform/http/auth-hook.js';
 import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
-import { authenticated, publicAccess, type IdentityResolver } from '../../platform/http/identity.js';
+import {
+  authenticated,
+  publicAccess,
+  type IdentityResolver,
+  type IdentityUser,
+} from '../../platform/http/identity.js';
 import { identityOf } from '../../platform/http/route-config.js';
 import { PER_MINUTE } from '../../platform/http/rate-limit.js';
 import { legacy200, responses, StatusMessageBody } from '../../platform/http/schemas.js';
 import { HOUR_MS, toIso } from '../../platform/time/time.js';
 import { endSession, endSessionsOfToken, revokeToken, type TokenService } from '../tokens/index.js';
-import { Information, LoginBody, LoginSuccess, LogoutResult, Me, WebSessionResult } from './auth.schema.js';
+import {
+  Information,
+  LoginBody,
+  LoginSuccess,
+  LogoutResult,
+  Me,
+  WebSessionResult,
+} from './auth.schema.js';
 import { login } from './auth.service.js';
 
 const TAGS = ['auth'];
@@ -20,7 +32,13 @@ export interface AuthDeps {
 }
 
 export function setSessionCookie(reply: FastifyReply, cookie: string, expiresAt: number): void {
-  reply.setCookie(SESSION_COOKIE, cookie, { path: '/', httpOnly: true, secure: true, sameSite: 'lax', expires: new Date(expiresAt) });
+  reply.setCookie(SESSION_COOKIE, cookie, {
+    path: '/',
+    httpOnly: true,
+    secure: true,
+    sameSite: 'lax',
+    expires: new Date(expiresAt),
+  });
 }
 
 export function clearSessionCookie(reply: FastifyReply): void {
@@ -39,24 +57,42 @@ export async function authRoutes(app: App, ctx: CoreContext, deps: AuthDeps): Pr
   app.post(
     '/api/login',
     {
-      config: { access: publicAccess, errors: loginErrors, rateLimit: { max: 10, timeWindow: PER_MINUTE } },
+      config: {
+        access: publicAccess,
+        errors: loginErrors,
+        rateLimit: { max: 10, timeWindow: PER_MINUTE },
+      },
       schema: {
         tags: TAGS,
         summary: 'Sign in; with MFA a second call carries totp',
         security: [],
         body: LoginBody,
-        response: responses(loginErrors, { 200: legacy200(LoginSuccess) }, { authenticated: false, rateLimited: true }),
+        response: responses(
+          loginErrors,
+          { 200: legacy200(LoginSuccess) },
+          { authenticated: false, rateLimited: true },
+        ),
       },
     },
     async (request, reply) => {
       const body = request.body;
-      const outcome = await login(ctx, deps.tokens, { login: body.email, password: body.password, totp: body.totp, browserId: body.browser_id });
+      const outcome = await login(ctx, deps.tokens, {
+        login: body.email,
+        password: body.password,
+        totp: body.totp,
+        browserId: body.browser_id,
+      });
       if (outcome.kind === 'totp-required') throw failure(200, 'TOTP Required');
       if (outcome.kind === 'invalid') throw failure(200, 'Invalid Username/Password');
       setSessionCookie(reply, outcome.session.cookie, outcome.session.expiresAt);
       const { user } = outcome;
       const name = `${user.first_name} ${user.last_name}`.trim() || user.username;
-      return { status: 201 as const, hasError: false as const, user: { id: user.id, email: user.email, name }, access_token: outcome.token };
+      return {
+        status: 201 as const,
+        hasError: false as const,
+        user: { id: user.id, email: user.email, name },
+        access_token: outcome.token,
+      };
     },
   );
 
@@ -66,7 +102,11 @@ export async function authRoutes(app: App, ctx: CoreContext, deps: AuthDeps): Pr
     '/api/logout',
     {
       config: { access: authenticated, errors: logoutErrors },
-      schema: { tags: TAGS, summary: 'Revoke the calling token and end its browser session', response: responses(logoutErrors, { 200: LogoutResult }) },
+      schema: {
+        tags: TAGS,
+        summary: 'Revoke the calling token and end its browser session',
+        response: responses(logoutErrors, { 200: LogoutResult }),
+      },
     },
     async (request, reply) => {
       const identity = identityOf(request);
@@ -77,7 +117,8 @@ export async function authRoutes(app: App, ctx: CoreContext, deps: AuthDeps): Pr
           endSessionsOfToken(db, identity.tokenId, now);
         }
         const session = sessionOf(request);
-        if (session?.sessionId && session.user.id === identity.user.id) endSession(db, session.sessionId, now);
+        if (session?.sessionId && session.user.id === identity.user.id)
+          endSession(db, session.sessionId, now);
       })();
       clearSessionCookie(reply);
       return { message: 'Logged out successfully.' };
@@ -98,17 +139,29 @@ export async function authRoutes(app: App, ctx: CoreContext, deps: AuthDeps): Pr
       schema: {
         tags: TAGS,
         summary: 'Re-establish the browser session cookie for the calling token',
-        response: responses(webErrors, { 200: WebSessionResult, 401: StatusMessageBody, 500: StatusMessageBody }),
+        response: responses(webErrors, {
+          200: WebSessionResult,
+          401: StatusMessageBody,
+          500: StatusMessageBody,
+        }),
       },
     },
     async (request, reply) => {
       const identity = identityOf(request);
       const current = sessionOf(request);
       if (current && current.user.id === identity.user.id) return { status: true as const };
-      const token = identity.tokenId === null ? null : (db.prepare('SELECT expires_at FROM access_tokens WHERE id = ?').get(identity.tokenId) as { expires_at: number } | undefined);
+      const token =
+        identity.tokenId === null
+          ? null
+          : (db
+              .prepare('SELECT expires_at FROM access_tokens WHERE id = ?')
+              .get(identity.tokenId) as { expires_at: number } | undefined);
       if (!token) throw failure(500, 'no session context');
       // A browser session never outlives a login session, even when a long-lived token asks for it.
-      const expiresAt = Math.min(token.expires_at, clock.now() + ctx.config.loginTokenTtlHours * HOUR_MS);
+      const expiresAt = Math.min(
+        token.expires_at,
+        clock.now() + ctx.config.loginTokenTtlHours * HOUR_MS,
+      );
       const session = deps.tokens.openSession(identity.user.id, identity.tokenId, expiresAt);
       setSessionCookie(reply, session.cookie, expiresAt);
       return { status: true as const };
@@ -121,9 +174,18 @@ export async function authRoutes(app: App, ctx: CoreContext, deps: AuthDeps): Pr
     '/api/information',
     {
       config: { access: publicAccess, errors: infoErrors },
-      schema: { tags: TAGS, summary: 'Appliance host name and whether a browser session is live (readiness probe)', security: [], response: responses(infoErrors, { 200: Information }, { authenticated: false }) },
+      schema: {
+        tags: TAGS,
+        summary: 'Appliance host name and whether a browser session is live (readiness probe)',
+        security: [],
+        response: responses(infoErrors, { 200: Information }, { authenticated: false }),
+      },
     },
-    async (request) => ({ status: 201 as const, hasError: false as const, data: { hostname: ctx.hostname(), sessionId: sessionOf(request) !== null } }),
+    async (request) => ({
+      status: 201 as const,
+      hasError: false as const,
+      data: { hostname: ctx.hostname(), sessionId: sessionOf(request) !== null },
+    }),
   );
 
   // spec: part1 > Sign-in and session > GET /api/me
@@ -132,22 +194,37 @@ export async function authRoutes(app: App, ctx: CoreContext, deps: AuthDeps): Pr
     '/api/me',
     {
       config: { access: authenticated, errors: meErrors },
-      schema: { tags: TAGS, summary: 'The calling user', response: responses(meErrors, { 200: Me }) },
+      schema: {
+        tags: TAGS,
+        summary: 'The calling user',
+        response: responses(meErrors, { 200: Me }),
+      },
     },
     async (request) => {
       // The identity is current: it is re-read whenever the user row changes (access version).
       const { user } = identityOf(request);
-      return {
-        id: user.id,
-        first_name: user.first_name,
-        last_name: user.last_name,
-        email: user.email,
-        username: user.username,
-        active: true,
-        auth_source: user.auth_source,
-        created_at: toIso(user.created_at),
-        updated_at: toIso(user.updated_at),
-      };
+      return meOf(user);
     },
   );
+}
+
+/** The /api/me record; formatted once per identity profile (identities are cached and immutable). */
+const meRecords = new WeakMap<IdentityUser, Record<string, unknown>>();
+function meOf(user: IdentityUser): Record<string, unknown> {
+  let record = meRecords.get(user);
+  if (!record) {
+    record = {
+      id: user.id,
+      first_name: user.first_name,
+      last_name: user.last_name,
+      email: user.email,
+      username: user.username,
+      active: true,
+      auth_source: user.auth_source,
+      created_at: toIso(user.created_at),
+      updated_at: toIso(user.updated_at),
+    };
+    meRecords.set(user, record);
+  }
+  return record;
 }
