@@ -49,6 +49,13 @@ import {
   waitReady,
 } from './lib.mjs';
 
+// BENCH=pollers runs only the poller bench (test/bench/pollers/); BENCH=all runs it after this one.
+const BENCH_KIND = process.env.BENCH ?? 'http';
+if (BENCH_KIND === 'pollers') {
+  const { runPollersBench } = await import('./pollers/pollers-bench.mjs');
+  process.exit(await runPollersBench());
+}
+
 const BARE_ENTRY = path.join(HERE, 'bare-server.mjs');
 const PROFILE_DIR = path.join(RESULTS_DIR, 'profiles');
 const RSS_TARGET_MB = 150;
@@ -292,5 +299,9 @@ if (settings.cpuProfile && exitCode === 0) {
   log(
     `cpu profiles in ${path.relative(ROOT, PROFILE_DIR)}: ${profiles.join(', ') || 'none'} (summarise: node test/bench/profile-summary.mjs <file>)`,
   );
+}
+if (BENCH_KIND === 'all' && exitCode === 0) {
+  const { runPollersBench } = await import('./pollers/pollers-bench.mjs');
+  exitCode = await runPollersBench();
 }
 process.exit(exitCode);

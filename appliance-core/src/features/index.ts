@@ -13,6 +13,8 @@ import { DiscoveryEngine, localnetsRoutes } from './discovery/index.js';
 import { oauthFeatureRoutes } from './oauth/index.js';
 import { TokenService, tokensRoutes } from './tokens/index.js';
 import { ToolsEngine, ToolsService, toolsRoutes } from './tools/index.js';
+import { registerTrackerWidgets, TrackersEngine, trackersRoutes, TrackersService } from './trackers/index.js';
+import { UrlMonitorEngine, urlMonitorsRoutes } from './url-monitors/index.js';
 import { userExists, usersRoutes } from './users/index.js';
 
 export interface Engine {
@@ -36,6 +38,11 @@ export function createFeatures(ctx: CoreContext): Features {
   const devices = new DevicesService(ctx, scheduler);
   const discovery = new DiscoveryEngine({ db: ctx.db, clock: ctx.clock, secrets: ctx.secrets, log: ctx.log, scheduler });
   const widgets = new TrackerWidgets(ctx.db);
+  const trackers = new TrackersService(ctx.db, (err) => ctx.log.error({ err }, 'tracker samples write failed'));
+  const trackersEngine = new TrackersEngine(ctx, trackers, scheduler);
+  trackers.attachToDevices(devices, () => trackersEngine.resync());
+  registerTrackerWidgets(widgets, ctx.db);
+  const urlMonitors = new UrlMonitorEngine(ctx, scheduler);
   devices.registerDeviceCleanup('device-layouts', (id) => deleteLayoutsOfDevice(ctx.db, id));
   return {
     resolver,
@@ -44,6 +51,8 @@ export function createFeatures(ctx: CoreContext): Features {
       new ToolsEngine(tools, ctx.clock, ctx.log, scheduler),
       new DevicesEngine(devices, scheduler, ctx.clock, ctx.log),
       discovery,
+      trackersEngine,
+      urlMonitors,
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
       { name: 'scheduler', start: () => scheduler.start(), stop: () => scheduler.stop() },
     ],
@@ -59,6 +68,8 @@ export function createFeatures(ctx: CoreContext): Features {
       await walksRoutes(app, ctx, { devices });
       await localnetsRoutes(app, ctx, { discovery });
       await dashboardsRoutes(app, ctx, { devices, widgets });
+      await trackersRoutes(app, ctx, { trackers });
+      await urlMonitorsRoutes(app, ctx, { engine: urlMonitors });
     },
   };
 }

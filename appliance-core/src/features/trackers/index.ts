@@ -1,0 +1,9 @@
+/**
+ * The trackers feature: latency, TCP port, custom OID and service trackers (and the endpoints and
+ * pollers of the interface and disk trackers the device crawl creates), their samples and
+ * rollups, the legacy link-state alerts, and the polling engine.
+ */
+export { trackersRoutes } from './trackers.routes.js';
+export { TrackersService } from './trackers.service.js';
+export { TrackersEngine, type TrackersEngineOptions } from './trackers.engine.js';
+export { registerTrackerWidgets } from './tracker-widgets.js';

@@ -1,0 +1,222 @@
+/**
+ * Tracker samples and their rollups. Raw samples are kept per kind in `<kind>_samples`; every
+ * numeric sample also updates its 5-minute and 1-hour buckets in `sample_rollups` in the same
+ * transaction, so a long window is read from the rollups (a 30-day chart is 720 hourly points) and
+ * never rescans raw rows. Writes are collected by SampleWriter and flushed in one transaction per
+ * batch, never one row per transaction.
+ */
+import type { DB, Statement } from '../../platform/db/database.js';
+import { HOUR_MS } from '../../platform/time/time.js';
+
+export type SampleKind = 'latency' | 'port' | 'disk' | 'interface' | 'oid';
+
+export const FIVE_MINUTES = 300_000;
+export const ONE_HOUR = HOUR_MS;
+/** Windows up to this long are served from raw samples. */
+export const RAW_MAX_SPAN = 6 * HOUR_MS;
+/** Windows up to this long are served from 5-minute rollups; longer ones from 1-hour rollups. */
+export const FIVE_MINUTE_MAX_SPAN = 48 * HOUR_MS;
+
+/** Approximate stored bytes of one raw sample row (key, values, b-tree overhead), per kind. */
+const ROW_BYTES: Record<SampleKind, number> = { latency: 40, port: 32, disk: 40, interface: 44, oid: 48 };
+export const SAMPLE_TABLES: Record<SampleKind, string> = {
+  latency: 'latency_samples',
+  port: 'port_samples',
+  disk: 'disk_samples',
+  interface: 'interface_samples',
+  oid: 'oid_samples',
+};
+
+/** One reading: `a`/`b` are the kind's values (see 0005_trackers.sql); `answered` false for a -1 latency. */
+export interface Sample {
+  kind: SampleKind;
+  trackerId: number;
+  ts: number;
+  a: number;
+  b: number;
+  /** Interface: oper status; OID: the text value. */
+  extra?: number | string | null;
+  /** False when `a` is not a measurement (latency -1, OID text). */
+  answered?: boolean;
+}
+
+export interface SeriesPoint {
+  ts: number;
+  a: number | null;
+  b: number | null;
+  n: number;
+  extra?: number | string | null;
+}
+
+export class SamplesRepository {
+  private readonly insert: Record<SampleKind, Statement>;
+  private readonly rollup: Statement;
+
+  constructor(private readonly db: DB) {
+    this.insert = {
+      latency: db.prepare('INSERT OR REPLACE INTO latency_samples (tracker_id, ts, latency, loss) VALUES (?, ?, ?, ?)'),
+      port: db.prepare('INSERT OR REPLACE INTO port_samples (tracker_id, ts, latency) VALUES (?, ?, ?)'),
+      disk: db.prepare('INSERT OR REPLACE INTO disk_samples (tracker_id, ts, available, total) VALUES (?, ?, ?, ?)'),
+      interface: db.prepare('INSERT OR REPLACE INTO interface_samples (tracker_id, ts, in_bps, out_bps, oper_status) VALUES (?, ?, ?, ?, ?)'),
+      oid: db.prepare('INSERT OR REPLACE INTO oid_samples (tracker_id, ts, value) VALUES (?, ?, ?)'),
+    };
+    this.rollup = db.prepare(
+      `INSERT INTO sample_rollups (kind, tracker_id, resolution, ts, n, sum_a, n_a, sum_b) VALUES (?, ?, ?, ?, 1, ?, ?, ?)
+       ON CONFLICT (kind, tracker_id, resolution, ts) DO UPDATE SET n = n + 1, sum_a = sum_a + excluded.sum_a, n_a = n_a + excluded.n_a, sum_b = sum_b + excluded.sum_b`,
+    );
+  }
+
+  /** Writes samples (call inside a transaction: SampleWriter does). */
+  write(sample: Sample): void {
+    const { kind, trackerId, ts } = sample;
+    switch (kind) {
+      case 'latency':
+      case 'disk':
+        this.insert[kind].run(trackerId, ts, sample.a, sample.b);
+        break;
+      case 'port':
+        this.insert.port.run(trackerId, ts, sample.a);
+        break;
+      case 'interface':
+        this.insert.interface.run(trackerId, ts, sample.a, sample.b, sample.extra ?? null);
+        break;
+      case 'oid':
+        this.insert.oid.run(trackerId, ts, String(sample.extra ?? sample.a));
+        break;
+    }
+    const answered = sample.answered !== false;
+    if (kind === 'oid' && !answered) return;
+    for (const resolution of [FIVE_MINUTES, ONE_HOUR]) {
+      this.rollup.run(kind, trackerId, resolution, ts - (ts % resolution), answered ? sample.a : 0, answered ? 1 : 0, sample.b);
+    }
+  }
+
+  /**
+   * The samples of a window: raw rows for short windows, rollup averages (bucket start, average of
+   * answered `a`, average `b`) for long ones.
+   */
+  series(kind: SampleKind, trackerId: number, start: number, end: number): SeriesPoint[] {
+    const span = end - start;
+    if (span <= RAW_MAX_SPAN) return this.raw(kind, trackerId, start, end);
+    const resolution = span <= FIVE_MINUTE_MAX_SPAN ? FIVE_MINUTES : ONE_HOUR;
+    const rows = this.db
+      .prepare(
+        `SELECT ts, n, n_a, sum_a, sum_b FROM sample_rollups WHERE kind = ? AND tracker_id = ? AND resolution = ? AND ts >= ? AND ts <= ? ORDER BY ts`,
+      )
+      .all(kind, trackerId, resolution, start - (start % resolution), end) as { ts: number; n: number; n_a: number; sum_a: number; sum_b: number }[];
+    return rows.map((r) => ({ ts: r.ts, n: r.n, a: r.n_a > 0 ? r.sum_a / r.n_a : null, b: r.sum_b / r.n }));
+  }
+
+  raw(kind: SampleKind, trackerId: number, start: number, end: number): SeriesPoint[] {
+    const columns: Record<SampleKind, string> = {
+      latency: 'latency AS a, loss AS b, NULL AS extra',
+      port: 'latency AS a, NULL AS b, NULL AS extra',
+      disk: 'available AS a, total AS b, NULL AS extra',
+      interface: 'in_bps AS a, out_bps AS b, oper_status AS extra',
+      oid: 'NULL AS a, NULL AS b, value AS extra',
+    };
+    const rows = this.db
+      .prepare(`SELECT ts, ${columns[kind]} FROM ${SAMPLE_TABLES[kind]} WHERE tracker_id = ? AND ts >= ? AND ts <= ? ORDER BY ts`)
+      .all(trackerId, start, end) as { ts: number; a: number | null; b: number | null; extra: number | string | null }[];
+    return rows.map((r) => ({ ...r, n: 1 }));
+  }
+
+  /** The query plan of the raw window query (tests assert it uses the primary key). */
+  windowPlan(kind: SampleKind): string {
+    const rows = this.db.prepare(`EXPLAIN QUERY PLAN SELECT ts FROM ${SAMPLE_TABLES[kind]} WHERE tracker_id = ? AND ts >= ? AND ts <= ? ORDER BY ts`).all(1, 0, 1) as { detail: string }[];
+    return rows.map((r) => r.detail).join('; ');
+  }
+
+  rollupPlan(): string {
+    const rows = this.db
+      .prepare('EXPLAIN QUERY PLAN SELECT ts FROM sample_rollups WHERE kind = ? AND tracker_id = ? AND resolution = ? AND ts >= ? AND ts <= ? ORDER BY ts')
+      .all('latency', 1, FIVE_MINUTES, 0, 1) as { detail: string }[];
+    return rows.map((r) => r.detail).join('; ');
+  }
+
+  /** Storage estimate of one tracker's samples. */
+  stats(kind: SampleKind, trackerId: number): { rows: number; bytes: number } {
+    const { rows } = this.db.prepare(`SELECT count(*) AS rows FROM ${SAMPLE_TABLES[kind]} WHERE tracker_id = ?`).get(trackerId) as { rows: number };
+    const { rollups } = this.db.prepare('SELECT count(*) AS rollups FROM sample_rollups WHERE kind = ? AND tracker_id = ?').get(kind, trackerId) as { rollups: number };
+    return { rows, bytes: rows * ROW_BYTES[kind] + rollups * 56 };
+  }
+
+  /** Rows and bytes of every tracker of a kind belonging to a device (device stats). */
+  deviceStats(kind: SampleKind, trackerIds: readonly number[]): { rows: number; bytes: number } {
+    let rows = 0;
+    let bytes = 0;
+    for (const id of trackerIds) {
+      const s = this.stats(kind, id);
+      rows += s.rows;
+      bytes += s.bytes;
+    }
+    return { rows, bytes };
+  }
+
+  /** Deletes a tracker's samples and rollups (tracker deletion). */
+  purge(kind: SampleKind, trackerId: number): void {
+    this.db.prepare(`DELETE FROM ${SAMPLE_TABLES[kind]} WHERE tracker_id = ?`).run(trackerId);
+    this.db.prepare('DELETE FROM sample_rollups WHERE kind = ? AND tracker_id = ?').run(kind, trackerId);
+  }
+
+  /** Oldest and newest raw sample of a tracker. */
+  extent(kind: SampleKind, trackerId: number): { first: number | null; last: number | null } {
+    const row = this.db.prepare(`SELECT min(ts) AS first, max(ts) AS last FROM ${SAMPLE_TABLES[kind]} WHERE tracker_id = ?`).get(trackerId) as {
+      first: number | null;
+      last: number | null;
+    };
+    return row;
+  }
+}
+
+/**
+ * Collects writes (samples and the latest readings on tracker rows) and applies them in one
+ * transaction per flush: when `maxPending` are queued, every `flushMs`, and on stop.
+ */
+export class SampleWriter {
+  private pending: (() => void)[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  written = 0;
+  flushes = 0;
+
+  constructor(
+    private readonly db: DB,
+    private readonly options: { flushMs: number; maxPending: number; onError: (err: unknown) => void } = { flushMs: 1000, maxPending: 5000, onError: () => {} },
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.flush(), this.options.flushMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.flush();
+  }
+
+  add(write: () => void): void {
+    this.pending.push(write);
+    if (this.pending.length >= this.options.maxPending) this.flush();
+  }
+
+  get queued(): number {
+    return this.pending.length;
+  }
+
+  flush(): void {
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      this.db.transaction(() => {
+        for (const write of batch) write();
+      })();
+      this.written += batch.length;
+      this.flushes++;
+    } catch (err) {
+      this.options.onError(err);
+    }
+  }
+}

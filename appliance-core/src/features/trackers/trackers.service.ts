@@ -1,0 +1,279 @@
+/**
+ * Tracker records, their logs (sample windows), storage estimates and statistics, and the
+ * contributions of trackers to the devices feature (relations, sections, log stats, clean-up).
+ */
+import type { DB } from '../../platform/db/database.js';
+import { DAY_MS, HOUR_MS, toSqlDateTime } from '../../platform/time/time.js';
+import {
+  findDiskTracker,
+  findInterfaceTracker,
+  formatBytes,
+  listDiskTrackers,
+  listInterfaceTrackers,
+  diskRecord,
+  interfaceRecord,
+  type DevicesService,
+  type DeviceWindow,
+  type DiskTrackerRow,
+  type InterfaceTrackerRow,
+} from '../devices/index.js';
+import { SamplesRepository, SampleWriter, ONE_HOUR, type SampleKind, type SeriesPoint } from './samples.repository.js';
+import {
+  alertRecord,
+  alertsOf,
+  alertsOfDevices,
+  latencyTrackerOfDevice,
+  latencyTrackersOfDevices,
+  oidTrackersOfDevice,
+  oidTrackersOfDevices,
+  portTrackersOfDevice,
+  portTrackersOfDevices,
+  type LatencyTrackerRow,
+  type OidTrackerRow,
+  type PortTrackerRow,
+  type TrackerKind,
+} from './trackers.repository.js';
+
+/** What the trackers engine is told when a tracker changes through the API (no restart needed). */
+export interface TrackerChanges {
+  changed(kind: 'latency' | 'port' | 'disk' | 'interface' | 'oid' | 'service', id: number): void;
+  removed(kind: 'latency' | 'port' | 'disk' | 'interface' | 'oid' | 'service', id: number): void;
+}
+
+export const ts = (ms: number) => toSqlDateTime(ms);
+
+export function latencyRecord(row: LatencyTrackerRow) {
+  return {
+    icmping_id: row.id,
+    id: row.id,
+    dev_id: row.device_id,
+    label: row.label,
+    interval: row.interval,
+    timeout: row.timeout,
+    lossout: row.lossout,
+    latency: row.latency,
+    loss: row.loss,
+    last_polled_at: row.last_polled_at === null ? null : ts(row.last_polled_at),
+  };
+}
+
+export function oidRecord(row: OidTrackerRow) {
+  return {
+    id: row.id,
+    device_id: row.device_id,
+    oid: row.oid,
+    label: row.label,
+    ...(row.kind === 'service' ? { name: row.name } : {}),
+    datatype: row.datatype,
+    interval: row.interval,
+    enable_logging: row.enable_logging === 1,
+    value: row.value,
+    last_polled_at: row.last_polled_at === null ? null : ts(row.last_polled_at),
+  };
+}
+
+export function portRecord(row: PortTrackerRow) {
+  return {
+    id: row.id,
+    device_id: row.device_id,
+    port: row.port,
+    state: row.state,
+    interval: row.interval,
+    enable_logging: row.enable_logging === 1,
+    label: row.label,
+    name: row.label,
+    latency: row.latency,
+    last_polled_at: row.last_polled_at === null ? null : ts(row.last_polled_at),
+  };
+}
+
+export const SERVICE_OID_PREFIX = 'Win32_Service::State.0.#Name!';
+export const serviceOidOf = (name: string) => `${SERVICE_OID_PREFIX}${name}`;
+
+export class TrackersService {
+  readonly samples: SamplesRepository;
+  readonly writer: SampleWriter;
+  changes: TrackerChanges = { changed: () => {}, removed: () => {} };
+
+  constructor(
+    readonly db: DB,
+    onWriteError: (err: unknown) => void = () => {},
+  ) {
+    this.samples = new SamplesRepository(db);
+    this.writer = new SampleWriter(db, { flushMs: 1000, maxPending: 5000, onError: onWriteError });
+  }
+
+  // --- logs ---------------------------------------------------------------------------------------
+
+  series(kind: SampleKind, trackerId: number, window: DeviceWindow): SeriesPoint[] {
+    return this.samples.series(kind, trackerId, window.start, window.end);
+  }
+
+  latencyLogs(row: LatencyTrackerRow, window: DeviceWindow) {
+    return this.series('latency', row.id, window).map((p) => ({ icmping_id: row.id, latency: p.a === null ? -1 : round(p.a), loss: round(p.b ?? 0), timestamp: ts(p.ts) }));
+  }
+
+  portLogs(row: PortTrackerRow, window: DeviceWindow) {
+    return this.series('port', row.id, window).map((p) => ({ port_id: row.id, latency: p.a === null ? -1 : round(p.a), timestamp: ts(p.ts) }));
+  }
+
+  diskLogs(row: DiskTrackerRow, window: DeviceWindow) {
+    return this.series('disk', row.id, window).map((p) => ({ timestamp: ts(p.ts), available: Math.round(p.a ?? 0), total: Math.round(p.b ?? 0) }));
+  }
+
+  interfaceLogs(row: InterfaceTrackerRow, window: DeviceWindow) {
+    return this.series('interface', row.id, window).map((p) => ({
+      timestamp: ts(p.ts),
+      in_bps: Math.round(p.a ?? 0),
+      out_bps: Math.round(p.b ?? 0),
+      ...(p.extra !== undefined ? { oper_status: p.extra } : {}),
+    }));
+  }
+
+  /** OID logs: text values are raw samples; numeric long windows come from rollups. A single synthetic point from the last reading when the window is empty. */
+  oidLogs(row: OidTrackerRow, window: DeviceWindow) {
+    const points =
+      row.datatype === 'I' && window.end - window.start > 6 * HOUR_MS
+        ? this.series('oid', row.id, window).map((p) => ({ timestamp: ts(p.ts), value: p.a === null ? null : String(round(p.a)) }))
+        : this.samples.raw('oid', row.id, window.start, window.end).map((p) => ({ timestamp: ts(p.ts), value: p.extra === null || p.extra === undefined ? null : String(p.extra) }));
+    if (points.length === 0 && row.value !== null && row.last_polled_at !== null) return [{ timestamp: ts(row.last_polled_at), value: row.value }];
+    return points;
+  }
+
+  alerts(kind: TrackerKind, id: number) {
+    return (alertsOf(this.db, kind, [id]).get(id) ?? []).map(alertRecord);
+  }
+
+  alertsMany(kind: TrackerKind, ids: readonly number[]) {
+    const map = alertsOf(this.db, kind, ids);
+    return (id: number) => (map.get(id) ?? []).map(alertRecord);
+  }
+
+  storage(kind: SampleKind, id: number): { rows: number; size: string } | null {
+    const { rows, bytes } = this.samples.stats(kind, id);
+    if (rows === 0) return null;
+    return { rows, size: formatBytes(bytes) };
+  }
+
+  // --- statistics ---------------------------------------------------------------------------------
+
+  /** Disk growth (used space, KB) and the fill time projected from the 7-day slope; null without logs. */
+  diskStats(row: DiskTrackerRow, now: number) {
+    const latest = this.db.prepare('SELECT ts, available, total FROM disk_samples WHERE tracker_id = ? ORDER BY ts DESC LIMIT 1').get(row.id) as
+      | { ts: number; available: number; total: number }
+      | undefined;
+    if (!latest) return null;
+    const firstSince = (since: number) =>
+      this.db.prepare('SELECT ts, available, total FROM disk_samples WHERE tracker_id = ? AND ts >= ? ORDER BY ts LIMIT 1').get(row.id, since) as
+        | { ts: number; available: number; total: number }
+        | undefined;
+    const used = (s: { available: number; total: number }) => s.total - s.available;
+    const growthKB = (since: number) => {
+      const first = firstSince(since);
+      return first ? Math.round(((used(latest) - used(first)) / 1024) * 100) / 100 : 0;
+    };
+    const week = firstSince(now - 7 * DAY_MS);
+    let estimatedFillTime: string | null = null;
+    if (week && latest.ts > week.ts) {
+      const slope = (used(latest) - used(week)) / (latest.ts - week.ts); // bytes per ms
+      if (slope > 0) estimatedFillTime = ts(latest.ts + Math.round(latest.available / slope));
+    }
+    return {
+      oneDayGrowthKB: growthKB(now - DAY_MS),
+      oneWeekGrowthKB: growthKB(now - 7 * DAY_MS),
+      oneMonthGrowthKB: growthKB(now - 30 * DAY_MS),
+      allTimeGrowthKB: growthKB(0),
+      estimatedFillTime,
+    };
+  }
+
+  /** Latency averages, loss, uptime and monitoring duration (from the hourly rollups); null without logs. */
+  latencyStats(row: LatencyTrackerRow, now: number) {
+    const since = (start: number) =>
+      this.db
+        .prepare('SELECT sum(n) AS n, sum(n_a) AS n_a, sum(sum_a) AS sum_a, sum(sum_b) AS sum_b FROM sample_rollups WHERE kind = ? AND tracker_id = ? AND resolution = ? AND ts >= ?')
+        .get('latency', row.id, ONE_HOUR, start - (start % ONE_HOUR)) as { n: number | null; n_a: number | null; sum_a: number | null; sum_b: number | null };
+    const all = since(0);
+    if (!all.n) return null;
+    const day = since(now - DAY_MS);
+    const week = since(now - 7 * DAY_MS);
+    const avg = (s: typeof all) => (s.n_a ? round((s.sum_a ?? 0) / s.n_a) : null);
+    const uptime = (s: typeof all) => (s.n ? round(((s.n_a ?? 0) / s.n) * 100) : null);
+    const { first } = this.samples.extent('latency', row.id);
+    return {
+      dayAvgLatency: avg(day),
+      weekAvgLatency: avg(week),
+      dayAvgLoss: day.n ? round((day.sum_b ?? 0) / day.n) : null,
+      dayUptime: uptime(day),
+      weekUptime: uptime(week),
+      allTimeUptime: uptime(all),
+      currentLatency: row.latency,
+      currentLoss: row.loss,
+      monitoringDuration: Math.max(0, Math.round((now - (row.first_sample_at ?? first ?? now)) / 1000)),
+    };
+  }
+
+  // --- device integration -------------------------------------------------------------------------
+
+  /** Adds trackers to GET /api/devices, GET /api/device/{device}, its stats, and device deletion. */
+  attachToDevices(devices: DevicesService, afterDelete: (deviceId: number) => void): void {
+    const db = this.db;
+    devices.provideDeviceRelation('ping', (ids) => fill(ids, latencyTrackersOfDevices(db, ids), latencyRecord, null));
+    devices.provideDeviceRelation('oids', (ids) => fillMany(ids, oidTrackersOfDevices(db, ids), oidRecord));
+    devices.provideDeviceRelation('ports', (ids) => fillMany(ids, portTrackersOfDevices(db, ids), portRecord));
+    devices.provideDeviceRelation('alerts', (ids) => fillMany(ids, alertsOfDevices(db, ids), alertRecord));
+    devices.provideDeviceSection('ping', (id, window) => {
+      const row = latencyTrackerOfDevice(db, id);
+      return row ? this.latencyLogs(row, window) : [];
+    });
+    devices.provideDeviceSection('oids', (id, window) => oidTrackersOfDevice(db, id, 'oid').map((row) => ({ ...oidRecord(row), alerts: this.alerts('oid', row.id), logs: this.oidLogs(row, window) })));
+    devices.provideDeviceSection('ports', (id, window) => portTrackersOfDevice(db, id).map((row) => ({ ...portRecord(row), logs: this.portLogs(row, window) })));
+    devices.provideDeviceSection('interfaces', (id, window) =>
+      listInterfaceTrackers(db, id).map((row) => ({ ...interfaceRecord(row), alerts: this.alerts('interface', row.id), logs: this.interfaceLogs(row, window) })),
+    );
+    devices.provideDeviceSection('disks', (id, window) => listDiskTrackers(db, id).map((row) => ({ ...diskRecord(row), alerts: this.alerts('disk', row.id), logs: this.diskLogs(row, window) })));
+    devices.provideDeviceSection('alerts', (id) => (alertsOfDevices(db, [id]).get(id) ?? []).map(alertRecord));
+
+    const idsOf = (sql: string, deviceId: number) => (db.prepare(sql).all(deviceId) as { id: number }[]).map((r) => r.id);
+    const kinds: { kind: SampleKind; sql: string; log: string }[] = [
+      { kind: 'latency', sql: 'SELECT id FROM latency_trackers WHERE device_id = ?', log: 'latency_samples' },
+      { kind: 'port', sql: 'SELECT id FROM port_trackers WHERE device_id = ?', log: 'port_samples' },
+      { kind: 'oid', sql: "SELECT id FROM oid_trackers WHERE device_id = ? AND kind = 'oid'", log: 'oid_samples' },
+      { kind: 'disk', sql: 'SELECT id FROM disk_trackers WHERE device_id = ?', log: 'disk_samples' },
+      { kind: 'interface', sql: 'SELECT id FROM interface_trackers WHERE device_id = ?', log: 'interface_samples' },
+    ];
+    for (const k of kinds) devices.registerDeviceLogStats(k.log, (deviceId) => this.samples.deviceStats(k.kind, idsOf(k.sql, deviceId)));
+
+    // Tracker rows' triggers (0005_trackers.sql) remove samples, rollups and alerts with the rows.
+    devices.registerDeviceCleanup(
+      'trackers',
+      (deviceId) => {
+        db.prepare('DELETE FROM legacy_alerts WHERE device_id = ?').run(deviceId);
+        db.prepare('DELETE FROM latency_trackers WHERE device_id = ?').run(deviceId);
+        db.prepare('DELETE FROM port_trackers WHERE device_id = ?').run(deviceId);
+        db.prepare('DELETE FROM oid_trackers WHERE device_id = ?').run(deviceId);
+      },
+      (deviceId) => afterDelete(deviceId),
+    );
+  }
+
+  findInterface(id: number) {
+    return findInterfaceTracker(this.db, id);
+  }
+
+  findDisk(id: number) {
+    return findDiskTracker(this.db, id);
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+function fill<R, T>(ids: readonly number[], rows: Map<number, R>, map: (row: R) => T, empty: T): Map<number, T> {
+  return new Map(ids.map((id) => [id, rows.has(id) ? map(rows.get(id) as R) : empty]));
+}
+
+function fillMany<R, T>(ids: readonly number[], rows: Map<number, R[]>, map: (row: R) => T): Map<number, T[]> {
+  return new Map(ids.map((id) => [id, (rows.get(id) ?? []).map(map)]));
+}
