@@ -208,6 +208,29 @@ describe('device inventory (shared appliance)', () => {
 
   // spec: part2 > Device inventory > GET /api/devices
   describe('GET /api/devices', () => {
+    it('serves the unfiltered list from a cache that every change to it invalidates at once', async () => {
+      const list = async () => (await req('GET', '/api/devices', { token: reader })).body.devices as { id: number; label: string; tags: { slug: string }[] }[];
+      const id = await create({ label: 'cached-a' });
+      expect((await list()).find((d) => d.id === id)?.label).toBe('cached-a');
+      expect(await list()).toEqual(await list());
+      // Through the API, and through raw SQL (as any feature's repository would write).
+      await req('POST', '/api/device/set', { token: admin, body: { id, ip_address: h.appliance.db.prepare('SELECT ip_address FROM devices WHERE id = ?').pluck().get(id), label: 'cached-b', profile: 'dash_generic' } });
+      expect((await list()).find((d) => d.id === id)?.label).toBe('cached-b');
+      h.appliance.db.prepare('UPDATE devices SET label = ? WHERE id = ?').run('cached-c', id);
+      expect((await list()).find((d) => d.id === id)?.label).toBe('cached-c');
+      await req('POST', `/api/device/${id}/tags`, { token: admin, body: { tags: [{ slug: 'cache-tag', name: 'Cache', type: 'device' }] } });
+      expect((await list()).find((d) => d.id === id)?.tags.map((t) => t.slug)).toEqual(['cache-tag']);
+      h.appliance.db.prepare(`UPDATE tags SET name = 'Renamed' WHERE slug = 'cache-tag'`).run();
+      expect((await list()).find((d) => d.id === id)?.tags).toEqual([{ slug: 'cache-tag', name: 'Renamed', type: 'device' }]);
+      const raw = Number(h.appliance.db.prepare(`INSERT INTO devices (label, ip_address, profile, created_at, updated_at) VALUES ('raw', ?, 'dash_generic', 0, 0)`).run(nextIp()).lastInsertRowid);
+      expect((await list()).some((d) => d.id === raw)).toBe(true);
+      await req('DELETE', `/api/device/${raw}`, { token: admin });
+      expect((await list()).some((d) => d.id === raw)).toBe(false);
+      // A filtered list is never served from the cache, and answers the same records.
+      const filtered = (await req('GET', '/api/devices?search=cached-c', { token: reader })).body.devices;
+      expect(filtered).toEqual((await list()).filter((d) => d.label === 'cached-c'));
+    });
+
     it('lists devices with their tags and no SNMP configuration: 200 {status: 200, devices}', async () => {
       const res = await req('GET', '/api/devices', { token: admin });
       expect(res.status).toBe(200);

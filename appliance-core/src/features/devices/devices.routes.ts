@@ -59,7 +59,12 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
         response: responses(inventory, { 200: DeviceList }),
       },
     },
-    async (request) => ({ status: 200 as const, devices: devices.list(identityOf(request), request.query) }),
+    async (request, reply) => {
+      const identity = identityOf(request);
+      const cached = devices.cachedListJson(identity, request.query, (list) => reply.serializeInput({ status: 200, devices: list }, '200') as string);
+      if (cached !== null) return reply.type('application/json; charset=utf-8').send(cached);
+      return { status: 200 as const, devices: devices.list(identity, request.query) };
+    },
   );
 
   // spec: part2 > Device inventory > GET /api/device/{device}

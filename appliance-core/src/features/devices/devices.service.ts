@@ -118,6 +118,8 @@ export class DevicesService {
   private readonly sections = new Map<DeviceSection, SectionProvider>();
   private readonly sectionOwners = new Set<DeviceSection>();
   private readonly logStats = new Map<string, DeviceLogStats>();
+  /** Serialised unfiltered device lists per tag scope; see `cachedListJson`. */
+  private readonly listCache = new Map<string, string>();
 
   constructor(
     private readonly ctx: CoreContext,
@@ -138,6 +140,7 @@ export class DevicesService {
     });
     this.registerDeviceCleanup('tags', (id) => void db.prepare('DELETE FROM device_tags WHERE device_id = ?').run(id));
     this.registerDeviceLogStats('walks_log', (id) => this.walks.statsOf(id));
+    this.installListInvalidation();
 
     // Relations and sections with data here; the others answer their real empty value until a
     // feature provides them.
@@ -230,6 +233,50 @@ export class DevicesService {
       for (const [name, values] of loaded) record[name] = values.get(row.id) ?? (name === 'ping' ? null : []);
       return record;
     });
+  }
+
+  /**
+   * The serialised answer of an unfiltered `GET /api/devices` (no tag, status, search or
+   * relation), cached per tag scope: with tens of thousands of devices, building and serialising
+   * the list costs more than 100 ms, and consoles ask for it often. Null when the query filters.
+   * Invalidation is synchronous (see installListInvalidation), so a cached list is never stale.
+   */
+  cachedListJson(identity: Identity, query: DeviceListQuery, serialize: (devices: DeviceRecordBase[]) => string): string | null {
+    if (query.tag !== undefined || query.status !== undefined || (query.search !== undefined && query.search !== '')) return null;
+    if (DEVICE_RELATIONS.some((name) => query[name] !== undefined && toBool(query[name]))) return null;
+    const key = identity.tagIds === null ? '*' : identity.tagIds.join(',');
+    let json = this.listCache.get(key);
+    if (json === undefined) {
+      json = serialize(this.list(identity, query));
+      if (this.listCache.size >= 64) this.listCache.clear();
+      this.listCache.set(key, json);
+    }
+    return json;
+  }
+
+  /**
+   * TEMP triggers on this connection (none are stored in the database file) call back on every
+   * write that can change an unfiltered list: devices (the listed columns, not reachability),
+   * their tag links and the tags themselves.
+   */
+  private installListInvalidation(): void {
+    const { db } = this.ctx;
+    db.function('device_list_changed', { deterministic: false }, () => {
+      this.listCache.clear();
+      return null;
+    });
+    const watched: [string, string | null][] = [
+      ['devices', 'label, ip_address, profile, enable_snmp, enable_agent, enable_netflow, enable_port_monitor, agent_uuid'],
+      ['device_tags', null],
+      ['tags', null],
+    ];
+    for (const [table, columns] of watched) {
+      for (const event of ['INSERT', 'DELETE', 'UPDATE']) {
+        const on = event === 'UPDATE' && columns ? `UPDATE OF ${columns}` : event;
+        db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS device_list_${table}_${event.toLowerCase()}
+                 AFTER ${on} ON main.${table} BEGIN SELECT device_list_changed(); END`);
+      }
+    }
   }
 
   detail(row: DeviceRow, window: DeviceWindow) {
