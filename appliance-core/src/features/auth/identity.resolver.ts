@@ -11,6 +11,7 @@
  * TEMP triggers live only in this connection: the database file holds no trigger that needs the
  * function, so other tools (sqlite3) can still write to it.
  */
+import { watchTables, type WatchedTable } from '../../platform/db/change-triggers.js';
 import type { DB } from '../../platform/db/database.js';
 import type { Identity, IdentityResolver, IdentityUser } from '../../platform/http/identity.js';
 import { SUPER_ADMIN } from '../../platform/http/identity.js';
@@ -39,31 +40,16 @@ const MAX_PROFILES = 10_000;
 const MAX_BEARERS = 20_000;
 
 /** Tables and, for updates, the columns whose change can alter who a credential is or may do. */
-const WATCHED: readonly { table: string; updateOf?: string }[] = [
+const WATCHED: readonly WatchedTable[] = [
   { table: 'users' },
   { table: 'user_permissions' },
   { table: 'user_tags' },
   { table: 'permissions' },
   { table: 'tags' },
-  { table: 'access_tokens', updateOf: 'user_id, revoked_at, expires_at, token_hash, scopes' },
-  { table: 'web_sessions', updateOf: 'user_id, ended_at, expires_at, session_hash' },
+  // A new token or session cannot be in the cache yet; everything else can change access.
+  { table: 'access_tokens', updateOf: 'user_id, revoked_at, expires_at, token_hash, scopes', ignoreInsert: true },
+  { table: 'web_sessions', updateOf: 'user_id, ended_at, expires_at, session_hash', ignoreInsert: true },
 ];
-
-function installInvalidationTriggers(db: DB, onChange: () => void): void {
-  db.function('identity_changed', { deterministic: false, varargs: false }, () => {
-    onChange();
-    return null;
-  });
-  for (const { table, updateOf } of WATCHED) {
-    for (const event of ['INSERT', 'DELETE', 'UPDATE'] as const) {
-      // A new token or session cannot be in the cache yet; everything else can change access.
-      if (event === 'INSERT' && (table === 'access_tokens' || table === 'web_sessions')) continue;
-      const on = event === 'UPDATE' && updateOf ? `UPDATE OF ${updateOf}` : event;
-      db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS identity_${table}_${event.toLowerCase()}
-               AFTER ${on} ON main.${table} BEGIN SELECT identity_changed(); END`);
-    }
-  }
-}
 
 export class CachedIdentityResolver implements IdentityResolver {
   private readonly profiles = new Map<number, Profile>();
@@ -79,7 +65,7 @@ export class CachedIdentityResolver implements IdentityResolver {
   ) {
     this.bearerLookup = prepareBearerLookup(db);
     this.sessionLookup = prepareSessionLookup(db);
-    installInvalidationTriggers(db, () => {
+    watchTables(db, 'identity', WATCHED, () => {
       this.epoch++;
     });
   }

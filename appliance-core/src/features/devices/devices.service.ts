@@ -11,6 +11,7 @@
  *   vanish from its writer's view or enter another team's).
  */
 import net from 'node:net';
+import { watchTables } from '../../platform/db/change-triggers.js';
 import type { CoreContext } from '../../platform/context.js';
 import type { FieldErrors } from '../../platform/http/envelopes.js';
 import type { Identity } from '../../platform/http/identity.js';
@@ -260,23 +261,16 @@ export class DevicesService {
    * their tag links and the tags themselves.
    */
   private installListInvalidation(): void {
-    const { db } = this.ctx;
-    db.function('device_list_changed', { deterministic: false }, () => {
-      this.listCache.clear();
-      return null;
-    });
-    const watched: [string, string | null][] = [
-      ['devices', 'label, ip_address, profile, enable_snmp, enable_agent, enable_netflow, enable_port_monitor, agent_uuid'],
-      ['device_tags', null],
-      ['tags', null],
-    ];
-    for (const [table, columns] of watched) {
-      for (const event of ['INSERT', 'DELETE', 'UPDATE']) {
-        const on = event === 'UPDATE' && columns ? `UPDATE OF ${columns}` : event;
-        db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS device_list_${table}_${event.toLowerCase()}
-                 AFTER ${on} ON main.${table} BEGIN SELECT device_list_changed(); END`);
-      }
-    }
+    watchTables(
+      this.ctx.db,
+      'device_list',
+      [
+        { table: 'devices', updateOf: 'label, ip_address, profile, enable_snmp, enable_agent, enable_netflow, enable_port_monitor, agent_uuid' },
+        { table: 'device_tags' },
+        { table: 'tags' },
+      ],
+      () => this.listCache.clear(),
+    );
   }
 
   detail(row: DeviceRow, window: DeviceWindow) {
