@@ -247,6 +247,24 @@ export async function call(method, url, { token, body } = {}) {
   return { status: res.statusCode, text, json };
 }
 
+/**
+ * GET `url` and time it to the last byte of the body, the way load tools time a request: the body
+ * is read as bytes and not decoded or parsed (parsing a 5 MB list is the client's work, not the
+ * API's latency). Resolves `{status, ms, bytes, body}` (body: a Buffer).
+ */
+export async function timedGet(url, token) {
+  const started = process.hrtime.bigint();
+  const res = await undiciRequest(url, {
+    method: 'GET',
+    headers: { accept: 'application/json', authorization: `Bearer ${token}` },
+    dispatcher: agent,
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  const body = Buffer.from(await res.body.arrayBuffer());
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  return { status: res.statusCode, ms, bytes: body.length, body };
+}
+
 /** Polls POST /api/information until it answers 200 (at most 150 tries in 15 s). */
 export async function waitReady(baseUrl) {
   const deadline = Date.now() + READY_TIMEOUT_MS;

@@ -67,28 +67,30 @@ export class CachedIdentityResolver implements IdentityResolver {
     this.sessionLookup = prepareSessionLookup(db);
     watchTables(db, 'identity', WATCHED, () => {
       this.epoch++;
+      // Also drops the tokens as presented: a revoked token is not kept in memory.
+      this.bearers.clear();
     });
   }
 
   fromBearer(token: string): Identity | null {
     if (token.length > 512) return null;
-    const hash = hashToken(token);
-    const key = hash.toString('base64');
     const now = this.clock.now();
-    const cached = this.bearers.get(key);
+    // Keyed by the token as presented, so a cached token costs no SHA-256: the cache lives only
+    // in this process's memory (which also holds the secret key); the database holds digests only.
+    const cached = this.bearers.get(token);
     if (cached && cached.epoch === this.epoch) {
       if (cached.expiresAt <= now) return null;
       this.tokens.noteUse(cached.tokenId);
       return cached.identity;
     }
     const epoch = this.epoch;
-    const row = this.bearerLookup(hash);
+    const row = this.bearerLookup(hashToken(token));
     if (!row || row.revoked_at !== null || row.expires_at <= now || row.active !== 1) return null;
     const profile = this.profile(row.user_id, row.access_version);
     if (!profile) return null;
     const identity: Identity = { ...profile, tokenId: row.id, sessionId: null, scopes: JSON.parse(row.scopes) as string[] };
     if (this.bearers.size >= MAX_BEARERS) this.bearers.clear();
-    this.bearers.set(key, { epoch, tokenId: row.id, expiresAt: row.expires_at, identity });
+    this.bearers.set(token, { epoch, tokenId: row.id, expiresAt: row.expires_at, identity });
     this.tokens.noteUse(row.id);
     return identity;
   }

@@ -3,9 +3,9 @@
  * browser session cookie on browser-session routes) to an Identity and applies the route's
  * declared access rule. Denials are rendered in the route's declared shape.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ApiFailure, DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE, type RouteErrors } from './envelopes.js';
-import { permits, type IdentityResolver } from './identity.js';
+import { permits, type Access, type IdentityResolver } from './identity.js';
 
 export const SESSION_COOKIE = 'appliance_session';
 
@@ -26,20 +26,27 @@ function denied(errors: RouteErrors | undefined): ApiFailure {
   return new ApiFailure(d?.status ?? 401, d?.message ?? DENIED_MESSAGE, { family: d?.family ?? 'legacy' });
 }
 
-export function installAuthHook(app: FastifyInstance, resolver: IdentityResolver): void {
-  app.decorateRequest('identity', null);
-  // Callback style on purpose: this runs on every request and resolves synchronously.
-  app.addHook('onRequest', (request, reply, done) => {
-    const access = request.routeOptions.config?.access;
-    if (!access || access.kind === 'public') return done();
-    const errors = request.routeOptions.config.errors;
-    if (access.kind === 'browser-session') {
-      // Browser pages decide themselves what to do without a session (redirect to sign-in).
+type OnRequest = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void;
+
+const AUTH_HOOKS = new WeakSet<object>();
+
+/** Whether a route-level hook is the auth check this module installed. */
+export function isAuthHook(hook: unknown): boolean {
+  return typeof hook === 'function' && AUTH_HOOKS.has(hook);
+}
+
+/** The route's auth check, built once per route from its declared access rule and error shape. */
+function authHookFor(resolver: IdentityResolver, access: Access, errors: RouteErrors | undefined): OnRequest {
+  if (access.kind === 'browser-session') {
+    // Browser pages decide themselves what to do without a session (redirect to sign-in).
+    return (request, _reply, done) => {
       const cookie = request.cookies?.[SESSION_COOKIE];
       request.identity = cookie ? resolver.fromSession(cookie) : null;
       if (request.identity && !permits(request.identity, access)) return done(denied(errors));
-      return done();
-    }
+      done();
+    };
+  }
+  return (request, reply, done) => {
     const token = bearerOf(request);
     const identity = token ? resolver.fromBearer(token) : null;
     if (!identity) {
@@ -52,5 +59,30 @@ export function installAuthHook(app: FastifyInstance, resolver: IdentityResolver
     if (!permits(identity, access)) return done(denied(errors));
     request.identity = identity;
     done();
+  };
+}
+
+/**
+ * Installs the auth check as a route-level onRequest hook on every route that declares a
+ * non-public access rule (routes added after this call). Built per route, the hook knows its
+ * rule and error shape up front: nothing is looked up per request, and public routes run no
+ * auth code at all. It runs after the global onRequest hooks (security headers, cookies) and
+ * before the route's own hooks (rate limits), as a global hook did.
+ */
+export function installAuthHook(app: FastifyInstance, resolver: IdentityResolver): void {
+  app.decorateRequest('identity', null);
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const config = route.config;
+    const access = config?.access;
+    if (!access || access.kind === 'public') return;
+    const hook = authHookFor(resolver, access, config.errors);
+    AUTH_HOOKS.add(hook);
+    prependOnRequest(route, hook);
   });
+}
+
+/** Puts `hook` first among the route's own onRequest hooks (a new array: options may be shared). */
+export function prependOnRequest(route: RouteOptions, hook: OnRequest): void {
+  const existing = route.onRequest;
+  route.onRequest = [hook, ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing])];
 }
