@@ -160,13 +160,24 @@ export function assertAlive(entry) {
   }
 }
 
-/** Starts the built appliance on `dataDir` and a free 127.0.0.1 port; resolves once it prints its URL. */
+/**
+ * The Node flags `npm start` runs the appliance with (package.json's start script is the one
+ * place they are written): the benches start the appliance exactly as a user does.
+ */
+export function startFlags() {
+  const script = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
+  const match = /^node((?:\s+--\S+)*)\s+appliance-core\/dist\/server\.js$/.exec(script);
+  if (!match) throw new Error(`package.json start script is not "node [--flags] appliance-core/dist/server.js": ${script}`);
+  return match[1].trim().split(/\s+/).filter(Boolean);
+}
+
+/** Starts the built appliance on `dataDir` and a free 127.0.0.1 port, with the flags of `npm start`; resolves once it prints its URL. */
 export function startAppliance(dataDir, nodeArgs = []) {
   if (!fs.existsSync(SERVER_ENTRY))
     throw new Error(`${path.relative(ROOT, SERVER_ENTRY)} not found: run \`npm run build\` first`);
   return startChild(
     'appliance',
-    [...nodeArgs, SERVER_ENTRY],
+    [...startFlags(), ...nodeArgs, SERVER_ENTRY],
     {
       APPLIANCE_DATA_DIR: dataDir,
       APPLIANCE_BIND: '127.0.0.1',

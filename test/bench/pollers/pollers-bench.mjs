@@ -22,7 +22,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../../appliance-core/dist/platform/db/database.js';
-import { ADMIN_PASSWORD, bearerToken, call, intEnv, log, machineInfo, memoryOf, RESULTS_DIR, round, SERVER_ENTRY, sleep, startChild, stopChild, timedGet, waitReady } from '../lib.mjs';
+import { ADMIN_PASSWORD, bearerToken, call, intEnv, log, machineInfo, memoryOf, RESULTS_DIR, round, SERVER_ENTRY, sleep, startChild, startFlags, stopChild, timedGet, waitReady } from '../lib.mjs';
 
 const CLK_TCK = 100;
 
@@ -41,7 +41,7 @@ function startApplianceChild(dataDir) {
   if (!fs.existsSync(SERVER_ENTRY)) throw new Error('appliance-core/dist/server.js not found: run `npm run build` first');
   return startChild(
     'appliance',
-    [SERVER_ENTRY],
+    [...startFlags(), SERVER_ENTRY],
     {
       APPLIANCE_DATA_DIR: dataDir,
       APPLIANCE_BIND: '127.0.0.1',
@@ -235,6 +235,8 @@ export async function runPollersBench() {
       samples,
       lateness: stats?.lateness ?? null,
       scheduler: stats?.scheduler ?? null,
+      engine: stats?.counters ?? null,
+      writer: stats?.writer ?? null,
       cpu: { applianceCores: round((cpu1.own - cpu0.own) / wall, 3), withChildrenCores: round((cpu1.own + cpu1.children - cpu0.own - cpu0.children) / wall, 3) },
       rss: { endMb: rss.rssMb, peakMb: Math.max(rssPeak, rss.peakRssMb) },
       api: {
@@ -245,6 +247,7 @@ export async function runPollersBench() {
     const errors = appliance.entry.output.filter((line) => line.includes('"level":50')).slice(0, 3);
     for (const line of errors) log(`appliance error: ${line.slice(0, 600)}`);
     for (const [kind, s] of Object.entries(samples)) log(`${kind}: ${s.trackers} trackers, expected ${s.expected}, written ${s.written}, lost ${s.lost}`);
+    log(`engine: ${JSON.stringify(result.engine)}; writer: ${JSON.stringify(result.writer)}`);
     log(`scheduler lateness: worst 5-s p99 ${result.lateness?.worstP99 ?? '?'} ms, worst max ${result.lateness?.worstMax ?? '?'} ms; overruns ${result.scheduler?.overruns ?? '?'}, failures ${result.scheduler?.failures ?? '?'}`);
     log(`cpu: appliance ${result.cpu.applianceCores} cores, with children (fping) ${result.cpu.withChildrenCores} cores; RSS end ${result.rss.endMb} MB, peak ${result.rss.peakMb} MB`);
     log(`GET /api/devices (all ${settings.latency + 110} devices): p50 ${result.api.fullList.p50} ms, p99 ${result.api.fullList.p99} ms; ?status=down: p50 ${result.api.statusDown.p50} ms, p99 ${result.api.statusDown.p99} ms`);
@@ -253,6 +256,7 @@ export async function runPollersBench() {
     return 0;
   } catch (err) {
     process.stderr.write(`pollers bench FAILED: ${err?.stack ?? err}\n`);
+    for (const line of appliance?.entry.output.filter((l) => l.includes('"level":50')).slice(0, 3) ?? []) process.stderr.write(`appliance error: ${line.slice(0, 800)}\n`);
     return 1;
   } finally {
     clearTimeout(watchdog);

@@ -116,9 +116,17 @@ export function deviceIpSet(db: DB): Set<string> {
   return new Set((db.prepare('SELECT ip_address FROM devices').all() as { ip_address: string }[]).map((r) => r.ip_address));
 }
 
+/**
+ * The reachability update as data (SQL and its parameters), for a writer on another connection
+ * (the trackers' storage writer). It writes only `reachability` and `reachability_at`, which the
+ * device list cache does not watch (devices.service.ts): keep it so.
+ */
+export const DEVICE_REACHABILITY_SQL = 'UPDATE devices SET reachability = ?, reachability_at = ? WHERE id = ?';
+export const deviceReachabilityParams = (deviceId: number, latency: number, now: number) => [latency >= 0 ? 'up' : 'down', now, deviceId] as const;
+
 /** Records the latest latency reading: latency >= 0 is up, -1 is down (spec part 2, States). */
 export function setDeviceReachability(db: DB, deviceId: number, latency: number, now: number): void {
-  db.prepare('UPDATE devices SET reachability = ?, reachability_at = ? WHERE id = ?').run(latency >= 0 ? 'up' : 'down', now, deviceId);
+  db.prepare(DEVICE_REACHABILITY_SQL).run(...deviceReachabilityParams(deviceId, latency, now));
 }
 
 // --- tags -----------------------------------------------------------------------------------

@@ -8,6 +8,8 @@
  *   its data to GET /api/devices, GET /api/device/{device} and GET /api/device/{device}/stats.
  * - The interface and disk tracker repositories (trackers build endpoints and pollers on them),
  *   the SNMP client, and the helpers discovery uses to record pending devices.
+ * - Writes as data (`DEVICE_REACHABILITY_SQL`, `DISK_READING_SQL` and their parameter helpers)
+ *   for the trackers' storage writer, which runs them on its own connection.
  */
 export { DevicesService, DEVICE_RELATIONS, DEVICE_SECTIONS, canonicalIp, formatBytes } from './devices.service.js';
 export type { DeviceCleanup, DeviceLogStats, DeviceRelation, DeviceSection, DeviceWindow, RelationLoader, SectionProvider } from './devices.service.js';
@@ -16,7 +18,18 @@ export { devicesRoutes } from './devices.routes.js';
 export { credentialsRoutes } from './credentials.routes.js';
 export { pendingRoutes } from './pending.routes.js';
 export { walksRoutes } from './walks.routes.js';
-export { APPLIANCE_DEVICE_ID, deviceIpSet, findDevice, findSnmpConfig, setDeviceReachability, tagIdsOfDevice, type DeviceRow, type SnmpConfigRow } from './devices.repository.js';
+export {
+  APPLIANCE_DEVICE_ID,
+  DEVICE_REACHABILITY_SQL,
+  deviceIpSet,
+  deviceReachabilityParams,
+  findDevice,
+  findSnmpConfig,
+  setDeviceReachability,
+  tagIdsOfDevice,
+  type DeviceRow,
+  type SnmpConfigRow,
+} from './devices.repository.js';
 export { credentialAttempts, existingCredentialIds, findCredential, listCredentials, type CredentialAttempt, type CredentialRow } from './credentials.repository.js';
 export { recordDiscoveredHosts, type DiscoveredHost } from './pending.repository.js';
 export { snmpTargetOf } from './snmp-config.js';
@@ -36,6 +49,8 @@ export {
 export {
   deleteDiskTracker,
   deleteInterfaceTracker,
+  DISK_READING_SQL,
+  diskReadingParams,
   diskRecord,
   DISK_DEFAULT_INTERVAL,
   findDiskTracker,

@@ -2,10 +2,12 @@
  * Tracker samples and their rollups. Raw samples are kept per kind in `<kind>_samples`; every
  * numeric sample also updates its 5-minute and 1-hour buckets in `sample_rollups` in the same
  * transaction, so a long window is read from the rollups (a 30-day chart is 720 hourly points) and
- * never rescans raw rows. Writes are collected by SampleWriter and flushed in one transaction per
- * batch, never one row per transaction.
+ * never rescans raw rows. The pollers write samples as data (`sampleWrites`: statement names
+ * and parameters) through the storage writer (trackers.writes.ts), which runs them in batched
+ * transactions on its own thread; the statements are `SAMPLE_STATEMENTS`.
  */
-import type { DB, Statement } from '../../platform/db/database.js';
+import type { DB } from '../../platform/db/database.js';
+import type { SqlParam } from '../../platform/db/storage-writer.js';
 import { HOUR_MS } from '../../platform/time/time.js';
 
 export type SampleKind = 'latency' | 'port' | 'disk' | 'interface' | 'oid';
@@ -26,6 +28,14 @@ export const SAMPLE_TABLES: Record<SampleKind, string> = {
   interface: 'interface_samples',
   oid: 'oid_samples',
 };
+const TRACKER_TABLES: Record<SampleKind, string> = {
+  latency: 'latency_trackers',
+  port: 'port_trackers',
+  disk: 'disk_trackers',
+  interface: 'interface_trackers',
+  oid: 'oid_trackers',
+};
+const SAMPLE_KINDS = Object.keys(SAMPLE_TABLES) as SampleKind[];
 
 /** One reading: `a`/`b` are the kind's values (see 0005_trackers.sql); `answered` false for a -1 latency. */
 export interface Sample {
@@ -48,47 +58,78 @@ export interface SeriesPoint {
   extra?: number | string | null;
 }
 
-export class SamplesRepository {
-  private readonly insert: Record<SampleKind, Statement>;
-  private readonly rollup: Statement;
+/** A write as data: a statement name (of SAMPLE_STATEMENTS or TRACKER_STATEMENTS) and its parameters. */
+export type WriteOp = readonly [name: string, params: readonly SqlParam[]];
 
-  constructor(private readonly db: DB) {
-    this.insert = {
-      latency: db.prepare('INSERT OR REPLACE INTO latency_samples (tracker_id, ts, latency, loss) VALUES (?, ?, ?, ?)'),
-      port: db.prepare('INSERT OR REPLACE INTO port_samples (tracker_id, ts, latency) VALUES (?, ?, ?)'),
-      disk: db.prepare('INSERT OR REPLACE INTO disk_samples (tracker_id, ts, available, total) VALUES (?, ?, ?, ?)'),
-      interface: db.prepare('INSERT OR REPLACE INTO interface_samples (tracker_id, ts, in_bps, out_bps, oper_status) VALUES (?, ?, ?, ?, ?)'),
-      oid: db.prepare('INSERT OR REPLACE INTO oid_samples (tracker_id, ts, value) VALUES (?, ?, ?)'),
-    };
-    this.rollup = db.prepare(
-      `INSERT INTO sample_rollups (kind, tracker_id, resolution, ts, n, sum_a, n_a, sum_b) VALUES (?, ?, ?, ?, 1, ?, ?, ?)
-       ON CONFLICT (kind, tracker_id, resolution, ts) DO UPDATE SET n = n + 1, sum_a = sum_a + excluded.sum_a, n_a = n_a + excluded.n_a, sum_b = sum_b + excluded.sum_b`,
-    );
+const SAMPLE_COLUMNS: Record<SampleKind, string> = {
+  latency: 'tracker_id, ts, latency, loss',
+  port: 'tracker_id, ts, latency',
+  disk: 'tracker_id, ts, available, total',
+  interface: 'tracker_id, ts, in_bps, out_bps, oper_status',
+  oid: 'tracker_id, ts, value',
+};
+const sampleStatement = (kind: SampleKind) => `trackers.sample.${kind}`;
+const rollupStatement = (kind: SampleKind) => `trackers.rollup.${kind}`;
+
+/**
+ * The statements of sample writes, by name. A sample is written only while its tracker exists:
+ * a reading queued before the tracker's deletion and committed after it (the purge triggers of
+ * 0005_trackers.sql have run) is dropped rather than left orphaned (the samples tables have no
+ * foreign key). One rollup statement updates both buckets (5 minutes and 1 hour).
+ */
+export const SAMPLE_STATEMENTS: Readonly<Record<string, string>> = Object.fromEntries(
+  SAMPLE_KINDS.flatMap((kind) => {
+    const columns = SAMPLE_COLUMNS[kind];
+    const exists = `WHERE EXISTS (SELECT 1 FROM ${TRACKER_TABLES[kind]} WHERE id = ?)`;
+    return [
+      [sampleStatement(kind), `INSERT OR REPLACE INTO ${SAMPLE_TABLES[kind]} (${columns}) SELECT ${columns.replace(/\w+/g, '?')} ${exists}`],
+      [
+        rollupStatement(kind),
+        `INSERT INTO sample_rollups (kind, tracker_id, resolution, ts, n, sum_a, n_a, sum_b)
+         SELECT '${kind}', s.id, r.column1, s.ts - s.ts % r.column1, 1, s.a, s.n_a, s.b
+         FROM (SELECT ? AS id, ? AS ts, ? AS a, ? AS n_a, ? AS b) s, (VALUES (${FIVE_MINUTES}), (${ONE_HOUR})) r
+         ${exists.replace('id = ?', 'id = s.id')}
+         ON CONFLICT (kind, tracker_id, resolution, ts) DO UPDATE SET n = n + 1, sum_a = sum_a + excluded.sum_a, n_a = n_a + excluded.n_a, sum_b = sum_b + excluded.sum_b`,
+      ],
+    ];
+  }),
+);
+
+/** The writes of one sample: its raw row and (numeric samples) its rollups. */
+export function sampleWrites(sample: Sample): WriteOp[] {
+  const { kind, trackerId: id, ts } = sample;
+  let values: SqlParam[];
+  switch (kind) {
+    case 'latency':
+    case 'disk':
+      values = [sample.a, sample.b];
+      break;
+    case 'port':
+      values = [sample.a];
+      break;
+    case 'interface':
+      values = [sample.a, sample.b, sample.extra ?? null];
+      break;
+    case 'oid':
+      values = [String(sample.extra ?? sample.a)];
+      break;
   }
+  const ops: WriteOp[] = [[sampleStatement(kind), [id, ts, ...values, id]]];
+  const answered = sample.answered !== false;
+  if (kind === 'oid' && !answered) return ops;
+  ops.push([rollupStatement(kind), [id, ts, answered ? sample.a : 0, answered ? 1 : 0, sample.b]]);
+  return ops;
+}
 
-  /** Writes samples (call inside a transaction: SampleWriter does). */
+export class SamplesRepository {
+  constructor(private readonly db: DB) {}
+
+  /**
+   * Writes a sample on this repository's connection, now (tests and fixtures); the pollers write
+   * the same statements through the storage writer.
+   */
   write(sample: Sample): void {
-    const { kind, trackerId, ts } = sample;
-    switch (kind) {
-      case 'latency':
-      case 'disk':
-        this.insert[kind].run(trackerId, ts, sample.a, sample.b);
-        break;
-      case 'port':
-        this.insert.port.run(trackerId, ts, sample.a);
-        break;
-      case 'interface':
-        this.insert.interface.run(trackerId, ts, sample.a, sample.b, sample.extra ?? null);
-        break;
-      case 'oid':
-        this.insert.oid.run(trackerId, ts, String(sample.extra ?? sample.a));
-        break;
-    }
-    const answered = sample.answered !== false;
-    if (kind === 'oid' && !answered) return;
-    for (const resolution of [FIVE_MINUTES, ONE_HOUR]) {
-      this.rollup.run(kind, trackerId, resolution, ts - (ts % resolution), answered ? sample.a : 0, answered ? 1 : 0, sample.b);
-    }
+    for (const [name, params] of sampleWrites(sample)) this.db.prepare(SAMPLE_STATEMENTS[name] as string).run(...params);
   }
 
   /**
@@ -166,57 +207,5 @@ export class SamplesRepository {
       last: number | null;
     };
     return row;
-  }
-}
-
-/**
- * Collects writes (samples and the latest readings on tracker rows) and applies them in one
- * transaction per flush: when `maxPending` are queued, every `flushMs`, and on stop.
- */
-export class SampleWriter {
-  private pending: (() => void)[] = [];
-  private timer: NodeJS.Timeout | null = null;
-  written = 0;
-  flushes = 0;
-
-  constructor(
-    private readonly db: DB,
-    private readonly options: { flushMs: number; maxPending: number; onError: (err: unknown) => void } = { flushMs: 1000, maxPending: 5000, onError: () => {} },
-  ) {}
-
-  start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => this.flush(), this.options.flushMs);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    this.flush();
-  }
-
-  add(write: () => void): void {
-    this.pending.push(write);
-    if (this.pending.length >= this.options.maxPending) this.flush();
-  }
-
-  get queued(): number {
-    return this.pending.length;
-  }
-
-  flush(): void {
-    if (this.pending.length === 0) return;
-    const batch = this.pending;
-    this.pending = [];
-    try {
-      this.db.transaction(() => {
-        for (const write of batch) write();
-      })();
-      this.written += batch.length;
-      this.flushes++;
-    } catch (err) {
-      this.options.onError(err);
-    }
   }
 }

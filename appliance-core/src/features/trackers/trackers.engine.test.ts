@@ -186,4 +186,12 @@ describe.runIf(havePeer('snmpd', 'snmpd') && havePeer('fping', 'fping'))('pollin
     expect(scheduler.has(`port:${id}`)).toBe(false);
     expect(scheduler.stats().lateness.p99).toBeLessThan(1000);
   });
+
+  it('writes every reading through the storage writer: none failed or lost', async () => {
+    await service.writer.flush();
+    const { writer } = engine.report();
+    expect(writer.written).toBeGreaterThan(0);
+    expect(writer.flushes).toBeGreaterThan(0);
+    expect(writer).toMatchObject({ failed: 0, lost: 0, inFlight: 0 });
+  });
 });

@@ -3,13 +3,14 @@
  * jitter). Kinds: `tracker-icmp` (batches of latency trackers, one fping per batch),
  * `tracker-tcp` (one connect per port, bounded concurrency) and `tracker-snmp` (batches of disk,
  * interface and OID trackers, grouped per device: one session and multi-OID GETs per device).
- * Readings are written through the SampleWriter (one transaction per flush). API changes call
+ * Readings are computed here and written as data through the storage writer (trackers.writes.ts:
+ * a worker thread, batched transactions), so the writes never stall the API. API changes call
  * `changed`/`removed`; a periodic resync picks up trackers the device crawl created or deleted.
  * Service trackers are not polled (they need the agent).
  */
 import type { CoreContext } from '../../platform/context.js';
 import type { JobSpec, Scheduler } from '../../platform/scheduler/scheduler.js';
-import { findSnmpConfig, setDeviceReachability, snmpTargetOf, updateDiskReading, type SnmpTiming } from '../devices/index.js';
+import { findSnmpConfig, snmpTargetOf, type SnmpTiming } from '../devices/index.js';
 import { pingBatch } from './icmp.poller.js';
 import { pollDevice, rateOf, type SnmpRequest } from './snmp.poller.js';
 import { checkPort } from './tcp.poller.js';
@@ -25,6 +26,11 @@ interface Payload {
 export interface TrackersEngineOptions {
   /** ICMP probes per reading (fping -C). */
   probes?: number;
+  /**
+   * How long a ping batch waits for more due trackers before fping starts (ms). One fping for
+   * 2,000 loopback targets used 0.1 s of CPU; 200 fpings of 10 targets each, 0.73 s.
+   */
+  pingGatherMs?: number;
   /** Largest fping batch. */
   maxPingBatch?: number;
   pingConcurrency?: number;
@@ -65,6 +71,7 @@ export class TrackersEngine implements TrackerChanges {
       probes: options.probes ?? 1,
       maxPingBatch: options.maxPingBatch ?? 1000,
       pingConcurrency: options.pingConcurrency ?? 4,
+      pingGatherMs: options.pingGatherMs ?? 250,
       tcpConcurrency: options.tcpConcurrency ?? 256,
       tcpTimeoutMs: options.tcpTimeoutMs ?? 3000,
       snmpConcurrency: options.snmpConcurrency ?? 8,
@@ -72,7 +79,7 @@ export class TrackersEngine implements TrackerChanges {
       snmpTiming: options.snmpTiming ?? { timeoutMs: 2000, retries: 1 },
       resyncMs: options.resyncMs ?? 60_000,
     };
-    scheduler.defineKind<Payload>('tracker-icmp', { concurrency: this.options.pingConcurrency, maxBatch: this.options.maxPingBatch, runBatch: (jobs, signal) => this.runPings(jobs, signal) });
+    scheduler.defineKind<Payload>('tracker-icmp', { concurrency: this.options.pingConcurrency, maxBatch: this.options.maxPingBatch, gatherMs: this.options.pingGatherMs, runBatch: (jobs, signal) => this.runPings(jobs, signal) });
     scheduler.defineKind<Payload>('tracker-tcp', { concurrency: this.options.tcpConcurrency, run: (job, signal) => this.runPort(job.payload.id, signal) });
     scheduler.defineKind<Payload>('tracker-snmp', { concurrency: this.options.snmpConcurrency, maxBatch: this.options.maxSnmpBatch, runBatch: (jobs, signal) => this.runSnmp(jobs, signal) });
     scheduler.defineKind('tracker-resync', { concurrency: 1, run: async () => this.resync() });
@@ -97,9 +104,10 @@ export class TrackersEngine implements TrackerChanges {
     this.statsTimer.unref();
   }
 
+  /** Flushes and ends the storage writer (bounded: see StorageWriter.close), then logs the stats. */
   async stop(): Promise<void> {
     if (this.statsTimer) clearInterval(this.statsTimer);
-    this.service.writer.stop();
+    await this.service.writer.close();
     this.ctx.log.info(this.report(), 'poller stats at stop');
   }
 
@@ -113,7 +121,7 @@ export class TrackersEngine implements TrackerChanges {
       counters: { ...this.counters },
       lateness: { ...this.lateness, current: stats.lateness },
       scheduler: { jobs: stats.jobs, runs: stats.runs, overruns: stats.overruns, failures: stats.failures },
-      writer: { written: this.service.writer.written, flushes: this.service.writer.flushes, queued: this.service.writer.queued },
+      writer: this.service.writer.stats(),
     };
   }
 
@@ -170,11 +178,12 @@ export class TrackersEngine implements TrackerChanges {
   private prepare() {
     const { db } = this.ctx;
     return {
-      latencyReading: db.prepare('UPDATE latency_trackers SET latency = ?, loss = ?, last_polled_at = ?, first_sample_at = coalesce(first_sample_at, ?) WHERE id = ?'),
-      portReading: db.prepare('UPDATE port_trackers SET state = ?, latency = ?, last_polled_at = ? WHERE id = ?'),
       portRow: db.prepare('SELECT t.*, d.ip_address FROM port_trackers t JOIN devices d ON d.id = t.device_id WHERE t.id = ?'),
-      oidReading: db.prepare('UPDATE oid_trackers SET value = ?, last_polled_at = ? WHERE id = ?'),
     };
+  }
+
+  private get writes() {
+    return this.service.writes;
   }
 
   private get statements() {
@@ -219,11 +228,9 @@ export class TrackersEngine implements TrackerChanges {
       // The device row is written when its state changes (and at least every 10 minutes), not on every reading.
       const touchDevice = !known || known.state !== state || now - known.at >= 600_000;
       if (touchDevice) this.reachability.set(row.device_id, { state, at: now });
-      this.service.writer.add(() => {
-        this.service.samples.write({ kind: 'latency', trackerId: row.id, ts: now, a: latency, b: loss, answered: latency >= 0 });
-        this.statements.latencyReading.run(latency, loss, now, now, row.id);
-        if (touchDevice) setDeviceReachability(db, row.device_id, latency, now);
-      });
+      this.writes.sample({ kind: 'latency', trackerId: row.id, ts: now, a: latency, b: loss, answered: latency >= 0 });
+      this.writes.latencyReading(row.id, latency, loss, now);
+      if (touchDevice) this.writes.deviceReachability(row.device_id, latency, now);
     }
   }
 
@@ -237,10 +244,8 @@ export class TrackersEngine implements TrackerChanges {
     const now = clock.now();
     const reading = await checkPort(row.ip_address, row.port, timeoutMs, signal);
     this.counters.portReadings++;
-    this.service.writer.add(() => {
-      if (row.enable_logging === 1) this.service.samples.write({ kind: 'port', trackerId: row.id, ts: now, a: reading.latency, b: reading.latency < 0 ? 1 : 0, answered: reading.latency >= 0 });
-      this.statements.portReading.run(reading.state, reading.latency, now, row.id);
-    });
+    if (row.enable_logging === 1) this.writes.sample({ kind: 'port', trackerId: row.id, ts: now, a: reading.latency, b: reading.latency < 0 ? 1 : 0, answered: reading.latency >= 0 });
+    this.writes.portReading(row.id, reading.state, reading.latency, now);
   }
 
   // --- SNMP -----------------------------------------------------------------------------------------
@@ -297,51 +302,51 @@ export class TrackersEngine implements TrackerChanges {
           return;
         }
         this.counters.snmpDevices++;
-        this.service.writer.add(() => {
-          for (const d of disks) {
-            const reading = readings.disks.get(d.id);
-            if (d.device_id !== deviceId || !reading) continue;
-            this.counters.snmpReadings++;
-            updateDiskReading(db, d.id, reading, now);
-            db.prepare('UPDATE disk_trackers SET first_sample_at = coalesce(first_sample_at, ?) WHERE id = ?').run(now, d.id);
-            if (d.enable_logging === 1) this.service.samples.write({ kind: 'disk', trackerId: d.id, ts: now, a: reading.available, b: reading.total });
+        for (const d of disks) {
+          const reading = readings.disks.get(d.id);
+          if (d.device_id !== deviceId || !reading) continue;
+          this.counters.snmpReadings++;
+          this.writes.diskReading(d.id, reading, now);
+          if (d.enable_logging === 1) this.writes.sample({ kind: 'disk', trackerId: d.id, ts: now, a: reading.available, b: reading.total });
+        }
+        const mine = interfaces.filter((i) => i.device_id === deviceId && readings.interfaces.has(i.id));
+        const linkAlerts = mine.length > 0 ? alertsOf(db, 'interface', mine.map((i) => i.id)) : null;
+        for (const i of mine) {
+          const reading = readings.interfaces.get(i.id);
+          if (!reading) continue;
+          this.counters.snmpReadings++;
+          // Rates from the counters of the row read at the start of this run: if the previous
+          // reading's write is still queued, this one spans two intervals, still right.
+          let inBps: number | null = null;
+          let outBps: number | null = null;
+          if (i.in_octets !== null && i.out_octets !== null && i.counters_at !== null && i.counter_bits === reading.bits) {
+            const seconds = (now - i.counters_at) / 1000;
+            inBps = rateOf(BigInt(i.in_octets), reading.inOctets, reading.bits, seconds);
+            outBps = rateOf(BigInt(i.out_octets), reading.outOctets, reading.bits, seconds);
           }
-          for (const i of interfaces) {
-            const reading = readings.interfaces.get(i.id);
-            if (i.device_id !== deviceId || !reading) continue;
-            this.counters.snmpReadings++;
-            let inBps: number | null = null;
-            let outBps: number | null = null;
-            if (i.in_octets !== null && i.out_octets !== null && i.counters_at !== null && i.counter_bits === reading.bits) {
-              const seconds = (now - i.counters_at) / 1000;
-              inBps = rateOf(BigInt(i.in_octets), reading.inOctets, reading.bits, seconds);
-              outBps = rateOf(BigInt(i.out_octets), reading.outOctets, reading.bits, seconds);
-            }
-            db.prepare(
-              'UPDATE interface_trackers SET in_octets = ?, out_octets = ?, counter_bits = ?, counters_at = ?, in_bps = coalesce(?, in_bps), out_bps = coalesce(?, out_bps), oper_status = coalesce(?, oper_status) WHERE id = ?',
-            ).run(reading.inOctets.toString(), reading.outOctets.toString(), reading.bits, now, inBps, outBps, reading.operStatus, i.id);
-            if (inBps !== null && outBps !== null && i.enable_logging === 1) {
-              this.service.samples.write({ kind: 'interface', trackerId: i.id, ts: now, a: inBps, b: outBps, extra: reading.operStatus });
-            }
-            if (reading.operStatus !== null) {
-              for (const alert of alertsOf(db, 'interface', [i.id]).get(i.id) ?? []) {
-                if (alert.alert_type !== INTERFACE_LINK) continue;
-                const message = `Interface ${i.name} (ifIndex ${i.interface}) is ${OPER_STATUS[reading.operStatus] ?? reading.operStatus}`;
-                if (observeAlertState(db, alert, reading.operStatus, message, now)) this.counters.alertsFired++;
-              }
-            }
+          this.writes.interfaceCounters(i.id, reading, { inBps, outBps }, now);
+          if (inBps !== null && outBps !== null && i.enable_logging === 1) {
+            this.writes.sample({ kind: 'interface', trackerId: i.id, ts: now, a: inBps, b: outBps, extra: reading.operStatus });
           }
-          for (const o of oids) {
-            const value = readings.oids.get(o.id);
-            if (o.device_id !== deviceId || value === undefined) continue;
-            this.counters.snmpReadings++;
-            this.statements.oidReading.run(value, now, o.id);
-            if (o.enable_logging !== 1) continue;
-            const numeric = Number(value);
-            const isNumber = o.datatype === 'I' && value.trim() !== '' && Number.isFinite(numeric);
-            this.service.samples.write({ kind: 'oid', trackerId: o.id, ts: now, a: isNumber ? numeric : 0, b: 0, extra: value, answered: isNumber });
+          // Link-state alerts are decided and recorded here, on the main connection, and only
+          // when the state changed: a firing is never delayed by (or lost with) a queued write.
+          if (reading.operStatus === null) continue;
+          for (const alert of linkAlerts?.get(i.id) ?? []) {
+            if (alert.alert_type !== INTERFACE_LINK || alert.last_state === reading.operStatus) continue;
+            const message = `Interface ${i.name} (ifIndex ${i.interface}) is ${OPER_STATUS[reading.operStatus] ?? reading.operStatus}`;
+            if (observeAlertState(db, alert, reading.operStatus, message, now)) this.counters.alertsFired++;
           }
-        });
+        }
+        for (const o of oids) {
+          const value = readings.oids.get(o.id);
+          if (o.device_id !== deviceId || value === undefined) continue;
+          this.counters.snmpReadings++;
+          this.writes.oidReading(o.id, value, now);
+          if (o.enable_logging !== 1) continue;
+          const numeric = Number(value);
+          const isNumber = o.datatype === 'I' && value.trim() !== '' && Number.isFinite(numeric);
+          this.writes.sample({ kind: 'oid', trackerId: o.id, ts: now, a: isNumber ? numeric : 0, b: 0, extra: value, answered: isNumber });
+        }
       }),
     );
   }

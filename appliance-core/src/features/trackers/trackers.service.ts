@@ -3,6 +3,7 @@
  * contributions of trackers to the devices feature (relations, sections, log stats, clean-up).
  */
 import type { DB } from '../../platform/db/database.js';
+import { StorageWriter } from '../../platform/db/storage-writer.js';
 import { DAY_MS, HOUR_MS, toSqlDateTime } from '../../platform/time/time.js';
 import {
   findDiskTracker,
@@ -17,7 +18,7 @@ import {
   type DiskTrackerRow,
   type InterfaceTrackerRow,
 } from '../devices/index.js';
-import { SamplesRepository, SampleWriter, ONE_HOUR, type SampleKind, type SeriesPoint } from './samples.repository.js';
+import { SamplesRepository, ONE_HOUR, type SampleKind, type SeriesPoint } from './samples.repository.js';
 import {
   alertRecord,
   alertsOf,
@@ -33,6 +34,7 @@ import {
   type PortTrackerRow,
   type TrackerKind,
 } from './trackers.repository.js';
+import { TrackerWrites } from './trackers.writes.js';
 
 /** What the trackers engine is told when a tracker changes through the API (no restart needed). */
 export interface TrackerChanges {
@@ -92,15 +94,22 @@ export const serviceOidOf = (name: string) => `${SERVICE_OID_PREFIX}${name}`;
 
 export class TrackersService {
   readonly samples: SamplesRepository;
-  readonly writer: SampleWriter;
+  /**
+   * The pollers' writes go through a storage writer (a worker thread with its own connection to
+   * the database file): started with the engine, closed (flushed) when it stops. Readers of
+   * samples written by the engine see them once `writer.flush()` resolves.
+   */
+  readonly writer: StorageWriter;
+  readonly writes: TrackerWrites;
   changes: TrackerChanges = { changed: () => {}, removed: () => {} };
 
   constructor(
     readonly db: DB,
-    onWriteError: (err: unknown) => void = () => {},
+    onWriteError: (err: Error) => void = () => {},
   ) {
     this.samples = new SamplesRepository(db);
-    this.writer = new SampleWriter(db, { flushMs: 1000, maxPending: 5000, onError: onWriteError });
+    this.writer = new StorageWriter(db.name, { flushMs: 1000, maxPending: 5000, onError: onWriteError });
+    this.writes = new TrackerWrites(this.writer);
   }
 
   // --- logs ---------------------------------------------------------------------------------------

@@ -35,11 +35,34 @@ function cacheStatements(db: DB): void {
   }) as DB['prepare'];
 }
 
+/**
+ * Makes `db.transaction(fn)()` begin IMMEDIATE (take the write lock up front) instead of DEFERRED.
+ * Another connection writes the same file (the storage writer's worker thread): in WAL mode a
+ * deferred transaction that reads and then writes fails at once with SQLITE_BUSY when the other
+ * connection committed in between (its snapshot is stale; busy_timeout cannot help), whereas an
+ * immediate one waits for the lock under busy_timeout. Nested calls still use savepoints, and
+ * `.deferred` / `.exclusive` remain available for a caller that wants them.
+ */
+function immediateTransactions(db: DB): void {
+  const transaction = db.transaction.bind(db);
+  db.transaction = ((fn: (...args: never[]) => unknown) => {
+    const variants = transaction(fn);
+    const immediate = (...args: never[]) => variants.immediate(...args);
+    return Object.assign(immediate, {
+      default: immediate,
+      deferred: (...args: never[]) => variants.deferred(...args),
+      immediate,
+      exclusive: (...args: never[]) => variants.exclusive(...args),
+    });
+  }) as DB['transaction'];
+}
+
 export function openDatabase(file: string, options: { readonly?: boolean } = {}): DB {
   let db: DB;
   try {
     db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
     cacheStatements(db);
+    if (!(options.readonly ?? false)) immediateTransactions(db);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');

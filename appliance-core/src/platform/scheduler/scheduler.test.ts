@@ -134,6 +134,43 @@ describe('Scheduler', () => {
     await scheduler.stop();
   });
 
+  it('gathers jobs that fall due close together into one batch, waiting at most gatherMs', async () => {
+    const time = new VirtualTime();
+    // Jitter spreads the 10 jobs over their first interval: job i falls due at i * 10 ms.
+    let n = 0;
+    const scheduler = new Scheduler(time.clock, time, () => (n++ * 10) / 10_000);
+    const batches: [number, number][] = [];
+    scheduler.defineKind('icmp', { concurrency: 4, maxBatch: 100, gatherMs: 50, runBatch: async (jobs) => void batches.push([time.now, jobs.length]) });
+    for (let i = 0; i < 10; i++) scheduler.upsert(job(`t${i}`, 10_000, 'icmp'));
+    await scheduler.start();
+    await time.advance(200);
+    // Without gathering: ten batches of one. With it: each batch starts 50 ms after its oldest job
+    // fell due (0 and 50), with the jobs due before then.
+    expect(batches).toEqual([
+      [50, 5],
+      [100, 5],
+    ]);
+    expect(scheduler.stats().lateness.max).toBeLessThanOrEqual(50);
+    await scheduler.stop();
+  });
+
+  it('starts a gathering batch at once when it reaches maxBatch', async () => {
+    const time = new VirtualTime();
+    const scheduler = new Scheduler(time.clock, time, () => 0);
+    const batches: [number, number][] = [];
+    scheduler.defineKind('icmp', { concurrency: 1, maxBatch: 40, gatherMs: 1000, runBatch: async (jobs) => void batches.push([time.now, jobs.length]) });
+    for (let i = 0; i < 100; i++) scheduler.upsert(job(`t${i}`, 10_000, 'icmp'));
+    await scheduler.start();
+    await time.advance(1);
+    expect(batches).toEqual([
+      [0, 40],
+      [0, 40],
+    ]);
+    await time.advance(1000);
+    expect(batches.at(-1)).toEqual([1000, 20]);
+    await scheduler.stop();
+  });
+
   it('stop() aborts runs in flight and waits for them', async () => {
     const time = new VirtualTime();
     const scheduler = new Scheduler(time.clock, time, () => 0);

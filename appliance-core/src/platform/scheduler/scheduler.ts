@@ -28,6 +28,13 @@ export interface KindOptions<T = unknown> {
   /** Runs several due jobs together. */
   runBatch?: (jobs: JobSpec<T>[], signal: AbortSignal) => Promise<void>;
   maxBatch?: number;
+  /**
+   * Batch kinds: a batch smaller than `maxBatch` waits up to this long (from when its oldest job
+   * fell due) for more due jobs, so jobs spread by jitter form a few large batches rather than many
+   * small ones (a process start per batch costs far more than a target in it). Adds at most this
+   * much lateness. 0 (default): start batches at once.
+   */
+  gatherMs?: number;
 }
 
 export interface Timers {
@@ -51,6 +58,8 @@ interface Entry {
   dueAt: number;
   running: boolean;
   queued: boolean;
+  /** When the job last joined its kind's queue. */
+  queuedAt: number;
   removed: boolean;
   heapIndex: number;
 }
@@ -60,7 +69,7 @@ const LATENESS_WINDOW = 10_000;
 export class Scheduler {
   private readonly entries = new Map<string, Entry>();
   private readonly heap: Entry[] = [];
-  private readonly kinds = new Map<string, KindOptions & { running: number; queue: Entry[] }>();
+  private readonly kinds = new Map<string, KindOptions & { running: number; queue: Entry[]; gatherTimer: unknown }>();
   private timer: unknown = null;
   private timerAt = Infinity;
   private started = false;
@@ -79,7 +88,7 @@ export class Scheduler {
   defineKind<T>(kind: string, options: KindOptions<T>): void {
     if (!options.run === !options.runBatch) throw new Error(`kind ${kind}: give exactly one of run or runBatch`);
     // Jobs of a kind carry that kind's payload type; the map stores them type-erased.
-    this.kinds.set(kind, { ...(options as KindOptions), running: 0, queue: [] });
+    this.kinds.set(kind, { ...(options as KindOptions), running: 0, queue: [], gatherTimer: null });
   }
 
   /** Adds a job, or replaces it (new interval or payload) keeping its place when the interval is unchanged. */
@@ -94,7 +103,7 @@ export class Scheduler {
       if (intervalChanged) this.reschedule(existing, now + this.random() * spec.intervalMs);
       return;
     }
-    const entry: Entry = { spec, dueAt: now + this.random() * spec.intervalMs, running: false, queued: false, removed: false, heapIndex: -1 };
+    const entry: Entry = { spec, dueAt: now + this.random() * spec.intervalMs, running: false, queued: false, queuedAt: 0, removed: false, heapIndex: -1 };
     this.entries.set(spec.id, entry);
     this.push(entry);
     this.arm();
@@ -128,6 +137,10 @@ export class Scheduler {
     this.started = false;
     if (this.timer !== null) this.timers.clearTimeout(this.timer);
     this.timer = null;
+    for (const kind of this.kinds.values()) {
+      if (kind.gatherTimer !== null) this.timers.clearTimeout(kind.gatherTimer);
+      kind.gatherTimer = null;
+    }
     this.abort.abort();
     await Promise.allSettled([...this.inFlight]);
   }
@@ -174,6 +187,7 @@ export class Scheduler {
         continue;
       }
       entry.queued = true;
+      entry.queuedAt = now;
       (entry as Entry & { lastDue?: number }).lastDue = dueAt;
       this.kinds.get(entry.spec.kind)?.queue.push(entry);
       touched.add(entry.spec.kind);
@@ -187,6 +201,18 @@ export class Scheduler {
     if (!kind) return;
     while (kind.running < kind.concurrency && kind.queue.length > 0) {
       const size = kind.runBatch ? Math.max(1, kind.maxBatch ?? 100) : 1;
+      if (kind.runBatch && (kind.gatherMs ?? 0) > 0 && kind.queue.length < size) {
+        const waitMs = (kind.queue[0] as Entry).queuedAt + (kind.gatherMs as number) - this.clock.now();
+        if (waitMs > 0) {
+          if (kind.gatherTimer === null) {
+            kind.gatherTimer = this.timers.setTimeout(() => {
+              kind.gatherTimer = null;
+              if (this.started) this.drain(kindName);
+            }, waitMs);
+          }
+          return;
+        }
+      }
       const batch = kind.queue.splice(0, size).filter((e) => !e.removed);
       if (batch.length === 0) continue;
       const now = this.clock.now();

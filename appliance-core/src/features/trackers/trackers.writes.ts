@@ -1,0 +1,79 @@
+/**
+ * What the pollers write, as data for the storage writer (platform/db/storage-writer.ts): the
+ * samples and rollups, the latest reading on each tracker row, interface counters, disk readings
+ * and device reachability, each a named statement run with its parameters in the writer's worker
+ * thread, in batched transactions. Everything computed from readings (rates from counters, up or
+ * down, link-state alerts) is computed on the main thread before the write is queued.
+ *
+ * The worker's connection does not fire the main connection's TEMP triggers
+ * (platform/db/change-triggers.ts: the identity cache of features/auth and the device list cache
+ * of features/devices). None of the tables and columns written here is watched by them: the
+ * samples tables and sample_rollups, the reading columns of the tracker rows, and of `devices`
+ * only `reachability` and `reachability_at` (the list cache watches other columns). Keep it so: a
+ * watched table or column written here would leave a cache stale (trackers.writes.test.ts checks).
+ *
+ * A tracker deleted while its readings are queued: the tracker-row updates then match no row,
+ * and the sample statements insert only while the tracker exists (samples.repository.ts), so
+ * nothing is left orphaned and nothing fails.
+ */
+import type { StorageWriter } from '../../platform/db/storage-writer.js';
+import { DEVICE_REACHABILITY_SQL, deviceReachabilityParams, DISK_READING_SQL, diskReadingParams } from '../devices/index.js';
+import { SAMPLE_STATEMENTS, sampleWrites, type Sample } from './samples.repository.js';
+import type { InterfaceCounters } from './snmp.poller.js';
+
+/** The statements of tracker rows and of the devices feature's rows the pollers write. */
+export const TRACKER_STATEMENTS: Readonly<Record<string, string>> = {
+  'trackers.latency.reading': 'UPDATE latency_trackers SET latency = ?, loss = ?, last_polled_at = ?, first_sample_at = coalesce(first_sample_at, ?) WHERE id = ?',
+  'trackers.port.reading': 'UPDATE port_trackers SET state = ?, latency = ?, last_polled_at = ? WHERE id = ?',
+  'trackers.oid.reading': 'UPDATE oid_trackers SET value = ?, last_polled_at = ? WHERE id = ?',
+  'trackers.disk.first-sample': 'UPDATE disk_trackers SET first_sample_at = coalesce(first_sample_at, ?) WHERE id = ?',
+  'trackers.interface.counters':
+    'UPDATE interface_trackers SET in_octets = ?, out_octets = ?, counter_bits = ?, counters_at = ?, in_bps = coalesce(?, in_bps), out_bps = coalesce(?, out_bps), oper_status = coalesce(?, oper_status) WHERE id = ?',
+  'devices.disk.reading': DISK_READING_SQL,
+  'devices.reachability': DEVICE_REACHABILITY_SQL,
+};
+
+export class TrackerWrites {
+  constructor(private readonly writer: StorageWriter) {
+    for (const [name, sql] of Object.entries({ ...SAMPLE_STATEMENTS, ...TRACKER_STATEMENTS })) writer.define(name, sql);
+  }
+
+  sample(sample: Sample): void {
+    for (const [name, params] of sampleWrites(sample)) this.writer.write(name, params);
+  }
+
+  latencyReading(id: number, latency: number, loss: number, now: number): void {
+    this.writer.write('trackers.latency.reading', [latency, loss, now, now, id]);
+  }
+
+  portReading(id: number, state: string, latency: number, now: number): void {
+    this.writer.write('trackers.port.reading', [state, latency, now, id]);
+  }
+
+  oidReading(id: number, value: string, now: number): void {
+    this.writer.write('trackers.oid.reading', [value, now, id]);
+  }
+
+  diskReading(id: number, reading: { available: number; total: number }, now: number): void {
+    this.writer.write('devices.disk.reading', diskReadingParams(id, reading, now));
+    this.writer.write('trackers.disk.first-sample', [now, id]);
+  }
+
+  /** Counters are kept as decimal text (Counter64 exceeds 2^53); null rates keep the previous ones. */
+  interfaceCounters(id: number, reading: InterfaceCounters, rates: { inBps: number | null; outBps: number | null }, now: number): void {
+    this.writer.write('trackers.interface.counters', [
+      reading.inOctets.toString(),
+      reading.outOctets.toString(),
+      reading.bits,
+      now,
+      rates.inBps,
+      rates.outBps,
+      reading.operStatus,
+      id,
+    ]);
+  }
+
+  deviceReachability(deviceId: number, latency: number, now: number): void {
+    this.writer.write('devices.reachability', deviceReachabilityParams(deviceId, latency, now));
+  }
+}
