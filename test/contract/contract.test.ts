@@ -42,6 +42,13 @@ describe('spec endpoint catalogue', () => {
     }
   });
 
+  it('compiles every route schema (they are compiled on first use at run time)', () => {
+    const { compiled, failures } = h.appliance.app.compileAllSchemas();
+    expect(failures).toEqual([]);
+    // A validator per declared part and a serializer per status code: hundreds for the whole API.
+    expect(compiled).toBeGreaterThan(routes.length);
+  });
+
   it('lists every registered route, with the same access rule and denial status', () => {
     const byKey = new Map(catalogue.map((e) => [keyOf(e.method, e.path), e]));
     const problems: string[] = [];
