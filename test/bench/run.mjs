@@ -17,6 +17,8 @@
  * Exit status: 0 when the measurement ran (PASS or MISS alike); non-zero when something failed
  * to run (a child did not start, non-2xx answers, connection errors, time budget exceeded...).
  *
+ * Rounds: BENCH_ROUNDS (3) rounds of one load each, alternating which server goes first; the
+ * verdict is the median round's ratio (the host's speed drifts on a shared machine).
  * Environment: BENCH_CONNECTIONS (50), BENCH_DURATION_S (10), BENCH_WARMUP_S (2),
  * BENCH_IDLE_S (5), BENCH_CPU_PROF=1 (run both servers under `node --cpu-prof`; the profiles
  * land in test/bench/results/profiles/, summarise them with test/bench/profile-summary.mjs).
@@ -67,11 +69,12 @@ const settings = {
   warmupS: intEnv('BENCH_WARMUP_S', 2, 0, 30),
   idleS: intEnv('BENCH_IDLE_S', 5, 0, 60),
   pipelining: 1,
+  rounds: intEnv('BENCH_ROUNDS', 3, 1, 9),
   cpuProfile: process.env.BENCH_CPU_PROF === '1',
 };
 /** The whole bench, every phase included; beyond it the run is abandoned as failed. */
 const TOTAL_BUDGET_MS =
-  90_000 + 2 * (settings.warmupS + settings.durationS) * 1000 + settings.idleS * 1000;
+  90_000 + settings.rounds * 2 * (settings.warmupS + settings.durationS) * 1000 + settings.idleS * 1000;
 
 let dataDir = null;
 let cleaningUp = null;
@@ -153,23 +156,32 @@ async function main() {
     warmupS: settings.warmupS,
     durationS: settings.durationS,
   };
-  log('load: appliance GET /api/me ...');
-  const applianceRun = await measure(
-    'appliance',
-    appliance.entry,
-    `${appliance.url}/api/me`,
-    { authorization: `Bearer ${token}`, accept: 'application/json' },
-    load,
-  );
+  // Rounds alternate the order (appliance first, then bare first ...) so that a change in the
+  // host's speed during the bench falls on both servers; the verdict is the median round's ratio.
+  const rounds = [];
+  for (let n = 0; n < settings.rounds; n++) {
+    const runAppliance = async () => {
+      log(`load (round ${n + 1}/${settings.rounds}): appliance GET /api/me ...`);
+      return measure('appliance', appliance.entry, `${appliance.url}/api/me`, { authorization: `Bearer ${token}`, accept: 'application/json' }, load);
+    };
+    const runBare = async () => {
+      log(`load (round ${n + 1}/${settings.rounds}): bare GET /bare ...`);
+      return measure('bare', bare.entry, `${bare.url}/bare`, { accept: 'application/json' }, load);
+    };
+    let applianceRun;
+    let bareRun;
+    if (n % 2 === 0) {
+      applianceRun = await runAppliance();
+      bareRun = await runBare();
+    } else {
+      bareRun = await runBare();
+      applianceRun = await runAppliance();
+    }
+    rounds.push({ applianceRun, bareRun, ratio: applianceRun.requestsPerSec / bareRun.requestsPerSec });
+  }
   const afterLoad = memoryOf(appliance.child.pid);
-  log('load: bare GET /bare ...');
-  const bareRun = await measure(
-    'bare',
-    bare.entry,
-    `${bare.url}/bare`,
-    { accept: 'application/json' },
-    load,
-  );
+  const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
+  const { applianceRun, bareRun } = median;
   const bareMemory = memoryOf(bare.child.pid);
 
   // 5. report
@@ -190,10 +202,10 @@ async function main() {
         'bench CPU',
         'other CPU',
       ],
-      ...[
-        ['appliance GET /api/me', applianceRun],
-        ['bare fastify GET /bare', bareRun],
-      ].map(([name, r]) => [
+      ...rounds.flatMap((r, i) => [
+        [`${i + 1}. appliance GET /api/me`, r.applianceRun],
+        [`${i + 1}. bare fastify GET /bare`, r.bareRun],
+      ]).map(([name, r]) => [
         name,
         r.requestsPerSec,
         r.latencyMs.p50,
@@ -209,14 +221,15 @@ async function main() {
   log(
     '(CPU columns: % of one core during the measured run; "bench" is autocannon in this process, "other" every other process on the machine)',
   );
-  const noisy = Math.max(applianceRun.otherCpuPercent, bareRun.otherCpuPercent);
+  const noisy = Math.max(...rounds.flatMap((r) => [r.applianceRun.otherCpuPercent, r.bareRun.otherCpuPercent]));
   if (noisy > 20)
     log(
       `WARNING: other processes used up to ${noisy}% of a core during the runs: req/s figures are disturbed; the CPU µs/req figures much less so`,
     );
   log('');
+  log(`ratio appliance/bare per round: ${rounds.map((r) => `${(r.ratio * 100).toFixed(1)}%`).join(', ')}`);
   log(
-    `ratio appliance/bare: ${(ratio * 100).toFixed(1)}% (target >= ${RATIO_TARGET * 100}%) ${ratioVerdict}`,
+    `ratio appliance/bare (median round): ${(ratio * 100).toFixed(1)}% (target >= ${RATIO_TARGET * 100}%) ${ratioVerdict}`,
   );
   log(
     `server CPU per request, bare/appliance: ${(cpuRatio * 100).toFixed(1)}% (the same comparison from CPU cost)`,
@@ -236,6 +249,7 @@ async function main() {
       warmupS: settings.warmupS,
       durationS: settings.durationS,
       idleS: settings.idleS,
+      rounds: settings.rounds,
       cpuProfile: settings.cpuProfile,
     },
     memory: {
@@ -248,6 +262,7 @@ async function main() {
     },
     appliance: applianceRun,
     bare: bareRun,
+    rounds: rounds.map((r) => ({ ratio: round(r.ratio, 4), applianceRps: r.applianceRun.requestsPerSec, bareRps: r.bareRun.requestsPerSec, applianceCpuUs: r.applianceRun.serverCpuUsPerRequest, bareCpuUs: r.bareRun.serverCpuUsPerRequest })),
     ratio: {
       value: round(ratio, 4),
       target: RATIO_TARGET,
