@@ -14,6 +14,7 @@
  * - The SNMP port of a sweep is each credential set's `snmp_port` (default 161).
  * - Deleting or disabling a network aborts its running sweep.
  */
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { DB } from '../../platform/db/database.js';
 import type { Scheduler } from '../../platform/scheduler/scheduler.js';
@@ -175,6 +176,8 @@ export class DiscoveryEngine {
     const net = findLocalnet(db, netId);
     if (!net) return null;
     const controller = new AbortController();
+    // Shared by every probe of the sweep in flight at once (each removes its listener when done).
+    setMaxListeners(0, controller.signal);
     const onAbort = () => controller.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
     this.sweeps.set(netId, controller);

@@ -10,6 +10,7 @@
  *   overrun), so a slow or dead target never piles up work or delays other jobs.
  * - Changes (add, update, remove) take effect at once; time and timers are injectable for tests.
  */
+import { setMaxListeners } from 'node:events';
 import type { Clock } from '../time/time.js';
 
 export interface JobSpec<T = unknown> {
@@ -83,7 +84,11 @@ export class Scheduler {
     private readonly timers: Timers = { setTimeout: (fn, ms) => setTimeout(fn, ms).unref(), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) },
     private readonly random: () => number = Math.random,
     private readonly onError: (err: unknown, jobs: JobSpec[]) => void = () => {},
-  ) {}
+  ) {
+    // One signal is handed to every run in flight (hundreds of TCP checks at once); each run
+    // removes its listener when it ends, so the default limit of 10 would only warn falsely.
+    setMaxListeners(0, this.abort.signal);
+  }
 
   defineKind<T>(kind: string, options: KindOptions<T>): void {
     if (!options.run === !options.runBatch) throw new Error(`kind ${kind}: give exactly one of run or runBatch`);
