@@ -260,11 +260,6 @@ export function updateDiskTracker(db: DB, id: number, changes: { name?: string; 
 export const DISK_READING_SQL = 'UPDATE disk_trackers SET available = ?, total = ?, last_seen_at = ?, updated_at = ? WHERE id = ?';
 export const diskReadingParams = (id: number, reading: { available: number; total: number }, now: number) => [reading.available, reading.total, now, now, id] as const;
 
-/** Records a poller's reading of a disk (bytes). */
-export function updateDiskReading(db: DB, id: number, reading: { available: number; total: number }, now: number): void {
-  db.prepare(DISK_READING_SQL).run(...diskReadingParams(id, reading, now));
-}
-
 export function deleteDiskTracker(db: DB, id: number): boolean {
   return db.prepare('DELETE FROM disk_trackers WHERE id = ?').run(id).changes > 0;
 }

@@ -176,14 +176,6 @@ export class StorageWriter {
     return { ...this.counters, queued: this.queued, inFlight: this.inFlight };
   }
 
-  get written(): number {
-    return this.counters.written;
-  }
-
-  get flushes(): number {
-    return this.counters.flushes;
-  }
-
   get queued(): number {
     return this.ops.length / 2;
   }
