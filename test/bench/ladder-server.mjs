@@ -89,6 +89,16 @@ if (['auth', 'protoauth', 'user', 'userprep', 'usercache'].some((l) => layers.ha
     if (layers.has('exclusive')) db.pragma('locking_mode = EXCLUSIVE');
   }
 }
+// Installed before the auth hook, as the appliance does: both prepend route-level hooks, so the
+// auth check runs first.
+if (layers.has('gates')) {
+  const { installContentTypeGate, installSecurityHeaders } = await load(
+    'platform/http/security-headers.js',
+  );
+  installContentTypeGate(app);
+  installSecurityHeaders(app);
+}
+
 if (layers.has('protoauth')) {
   const { installAuthHook } = await load('platform/http/auth-hook.js');
   const { hashToken } = await load('platform/security/tokens.js');
@@ -175,14 +185,6 @@ if (layers.has('auth')) {
   const clock = { now: () => Date.now() };
   installAuthHook(app, new CachedIdentityResolver(db, clock, new TokenService(db, clock)));
 }
-if (layers.has('gates')) {
-  const { installContentTypeGate, installSecurityHeaders } = await load(
-    'platform/http/security-headers.js',
-  );
-  installContentTypeGate(app);
-  installSecurityHeaders(app);
-}
-
 const schema = layers.has('schema')
   ? { response: { 200: (await load('features/auth/auth.schema.js')).Me } }
   : undefined;

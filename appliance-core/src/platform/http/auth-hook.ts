@@ -3,9 +3,10 @@
  * browser session cookie on browser-session routes) to an Identity and applies the route's
  * declared access rule. Denials are rendered in the route's declared shape.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { ApiFailure, DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE, type RouteErrors } from './envelopes.js';
 import { permits, type Access, type IdentityResolver } from './identity.js';
+import { prependOnRequest, type RouteHook } from './route-config.js';
 
 export const SESSION_COOKIE = 'appliance_session';
 
@@ -26,17 +27,8 @@ function denied(errors: RouteErrors | undefined): ApiFailure {
   return new ApiFailure(d?.status ?? 401, d?.message ?? DENIED_MESSAGE, { family: d?.family ?? 'legacy' });
 }
 
-type OnRequest = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void;
-
-const AUTH_HOOKS = new WeakSet<object>();
-
-/** Whether a route-level hook is the auth check this module installed. */
-export function isAuthHook(hook: unknown): boolean {
-  return typeof hook === 'function' && AUTH_HOOKS.has(hook);
-}
-
 /** The route's auth check, built once per route from its declared access rule and error shape. */
-function authHookFor(resolver: IdentityResolver, access: Access, errors: RouteErrors | undefined): OnRequest {
+function authHookFor(resolver: IdentityResolver, access: Access, errors: RouteErrors | undefined): RouteHook {
   if (access.kind === 'browser-session') {
     // Browser pages decide themselves what to do without a session (redirect to sign-in).
     return (request, _reply, done) => {
@@ -67,7 +59,8 @@ function authHookFor(resolver: IdentityResolver, access: Access, errors: RouteEr
  * non-public access rule (routes added after this call). Built per route, the hook knows its
  * rule and error shape up front: nothing is looked up per request, and public routes run no
  * auth code at all. It runs after the global onRequest hooks (security headers, cookies) and
- * before the route's own hooks (rate limits), as a global hook did.
+ * before the route's own hooks (rate limits), as a global hook did. Install it after the
+ * content-type gate: both prepend, so the auth check runs first.
  */
 export function installAuthHook(app: FastifyInstance, resolver: IdentityResolver): void {
   app.decorateRequest('identity', null);
@@ -75,14 +68,6 @@ export function installAuthHook(app: FastifyInstance, resolver: IdentityResolver
     const config = route.config;
     const access = config?.access;
     if (!access || access.kind === 'public') return;
-    const hook = authHookFor(resolver, access, config.errors);
-    AUTH_HOOKS.add(hook);
-    prependOnRequest(route, hook);
+    prependOnRequest(route, authHookFor(resolver, access, config.errors));
   });
-}
-
-/** Puts `hook` first among the route's own onRequest hooks (a new array: options may be shared). */
-export function prependOnRequest(route: RouteOptions, hook: OnRequest): void {
-  const existing = route.onRequest;
-  route.onRequest = [hook, ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing])];
 }

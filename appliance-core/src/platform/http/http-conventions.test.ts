@@ -140,6 +140,15 @@ describe('body parsing', () => {
     expect(text.statusCode).toBe(415);
   });
 
+  it('checks authentication before the media type on an authenticated route', async () => {
+    const app = await server();
+    const body = { payload: 'hi', headers: { 'content-type': 'text/plain' } };
+    const anonymous = await app.inject({ method: 'GET', url: '/api/whoami', ...body });
+    expect(anonymous.statusCode).toBe(401);
+    const signedIn = await app.inject({ method: 'GET', url: '/api/whoami', payload: 'hi', headers: { 'content-type': 'text/plain', authorization: 'Bearer sa' } });
+    expect(signedIn.statusCode).toBe(415);
+  });
+
   it('refuses prototype poisoning and malformed JSON in the validation family', async () => {
     const app = await server();
     const proto = await post(app, '/api/errors', '{"name":"a","__proto__":{"admin":true}}');

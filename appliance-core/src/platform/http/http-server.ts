@@ -172,8 +172,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
   await app.register(cookie);
   await app.register(formbody);
   await installRateLimits(app);
-  installAuthHook(app, options.resolver);
+  // Both are route-level hooks that prepend themselves: installed in this order, a request meets
+  // the auth check first, then the content-type gate, then the route's own hooks (rate limits).
   installContentTypeGate(app);
+  installAuthHook(app, options.resolver);
 
   await app.register(swagger, {
     openapi: {

@@ -1,7 +1,7 @@
 /**
  * What every route declares in its `config`, and the boot-time check that it did.
  */
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { RouteErrors } from './envelopes.js';
 import type { Access, Identity } from './identity.js';
 
@@ -48,4 +48,17 @@ export function enforceRouteDeclarations(app: FastifyInstance): void {
 export function identityOf(request: { identity: Identity | null }): Identity {
   if (!request.identity) throw new Error('identityOf() used on a route without authentication');
   return request.identity;
+}
+
+export type RouteHook = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void;
+
+/**
+ * Puts `hook` first among a route's own onRequest hooks (in a new array: route options may be
+ * shared, e.g. with the HEAD route Fastify derives from a GET). Route-level hooks run after the
+ * global ones; platform hooks installed from `onRoute` with this helper run in the reverse order
+ * of their installation (the last installed runs first), before the route's own hooks.
+ */
+export function prependOnRequest(route: RouteOptions, hook: RouteHook): void {
+  const existing = route.onRequest;
+  route.onRequest = [hook, ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing])];
 }

@@ -2,9 +2,9 @@
  * Headers every response inherits: HSTS (the API is HTTPS only), no sniffing, no referrer, and a
  * strict Content-Security-Policy on every HTML response. API answers are never cached.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { isAuthHook } from './auth-hook.js';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import { ApiFailure } from './envelopes.js';
+import { prependOnRequest, type RouteHook } from './route-config.js';
 
 export const HTML_CSP = [
   "default-src 'none'",
@@ -37,14 +37,14 @@ export function installSecurityHeaders(app: FastifyInstance): void {
 /**
  * Content types: a request body must be one of the media types the route accepts
  * (application/json unless the route declares otherwise); anything else is refused with 415
- * before the body is read. A route-level hook built per route (routes added after this call),
- * placed before the route's own hooks and after the auth check, so its rule is known up front.
+ * before the body is read. A route-level hook built per route (routes added after this call), so
+ * its rule is known up front; installed before the auth hook, it runs right after the auth check.
  */
 export function installContentTypeGate(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     const accepts: readonly string[] = (route.config)?.accepts ?? ['application/json'];
     const refusal = `Unsupported Media Type: this endpoint accepts ${accepts.join(', ')}.`;
-    const gate = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+    const gate: RouteHook = (request, _reply, done) => {
       const length = request.headers['content-length'];
       const hasBody = (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
       if (!hasBody) return done();
@@ -52,17 +52,6 @@ export function installContentTypeGate(app: FastifyInstance): void {
       if (!accepts.includes(type)) return done(new ApiFailure(415, refusal));
       done();
     };
-    insertAfterAuth(route, gate);
+    prependOnRequest(route, gate);
   });
-}
-
-/**
- * Route-level onRequest order: the auth check (auth-hook.ts prepends it), then this gate, then the
- * route's own hooks. onRoute hooks run in registration order and the gate is installed after the
- * auth hook, so it goes right after the auth check when there is one.
- */
-function insertAfterAuth(route: RouteOptions, hook: (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void): void {
-  const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
-  const hasAuth = existing.length > 0 && isAuthHook(existing[0]);
-  route.onRequest = hasAuth ? [existing[0]!, hook, ...existing.slice(1)] : [hook, ...existing];
 }
