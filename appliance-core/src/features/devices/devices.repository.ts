@@ -154,27 +154,49 @@ export function insertDeviceTag(db: DB, slug: string, name: string): number {
 }
 
 export function tagIdsOfDevice(db: DB, deviceId: number): number[] {
-  return (db.prepare('SELECT tag_id FROM device_tags WHERE device_id = ?').all(deviceId) as { tag_id: number }[]).map((r) => r.tag_id);
+  return linkedTagIds(db, DEVICE_TAG_LINKS, deviceId);
+}
+
+/** A tag link table and its key column: devices' tags, or pending devices' tags. */
+export interface TagLinks {
+  table: 'device_tags' | 'pending_device_tags';
+  key: 'device_id' | 'pending_id';
+}
+const DEVICE_TAG_LINKS: TagLinks = { table: 'device_tags', key: 'device_id' };
+
+/** Tags of many linked rows in one query, as the records show them (every id gets a list). */
+export function linkedTags(db: DB, links: TagLinks, ids: readonly number[]): Map<number, DeviceTag[]> {
+  const map = new Map<number, DeviceTag[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return map;
+  const rows = db
+    .prepare(
+      `SELECT l.${links.key} AS owner, t.slug, t.name, t.type FROM ${links.table} l JOIN tags t ON t.id = l.tag_id
+       WHERE l.${links.key} IN (SELECT value FROM json_each(?)) ORDER BY t.slug`,
+    )
+    .all(JSON.stringify(ids)) as (DeviceTag & { owner: number })[];
+  for (const { owner, ...tag } of rows) map.get(owner)?.push(tag);
+  return map;
+}
+
+/** Tag ids linked to one row. */
+export function linkedTagIds(db: DB, links: TagLinks, id: number): number[] {
+  return db.prepare(`SELECT tag_id FROM ${links.table} WHERE ${links.key} = ?`).pluck().all(id) as number[];
+}
+
+/** Replaces the tags linked to one row. */
+export function replaceLinkedTags(db: DB, links: TagLinks, id: number, tagIds: readonly number[]): void {
+  db.prepare(`DELETE FROM ${links.table} WHERE ${links.key} = ?`).run(id);
+  const insert = db.prepare(`INSERT OR IGNORE INTO ${links.table} (${links.key}, tag_id) VALUES (?, ?)`);
+  for (const tagId of tagIds) insert.run(id, tagId);
 }
 
 /** Tags of many devices in one query, as the records show them. */
 export function tagsOfDevices(db: DB, deviceIds: readonly number[]): Map<number, DeviceTag[]> {
-  const map = new Map<number, DeviceTag[]>(deviceIds.map((id) => [id, []]));
-  if (deviceIds.length === 0) return map;
-  const rows = db
-    .prepare(
-      `SELECT dt.device_id, t.slug, t.name, t.type FROM device_tags dt JOIN tags t ON t.id = dt.tag_id
-       WHERE dt.device_id IN (SELECT value FROM json_each(?)) ORDER BY t.slug`,
-    )
-    .all(JSON.stringify(deviceIds)) as (DeviceTag & { device_id: number })[];
-  for (const { device_id, ...tag } of rows) map.get(device_id)?.push(tag);
-  return map;
+  return linkedTags(db, DEVICE_TAG_LINKS, deviceIds);
 }
 
 export function replaceDeviceTags(db: DB, deviceId: number, tagIds: readonly number[]): void {
-  db.prepare('DELETE FROM device_tags WHERE device_id = ?').run(deviceId);
-  const insert = db.prepare('INSERT OR IGNORE INTO device_tags (device_id, tag_id) VALUES (?, ?)');
-  for (const tagId of tagIds) insert.run(deviceId, tagId);
+  replaceLinkedTags(db, DEVICE_TAG_LINKS, deviceId, tagIds);
 }
 
 // --- profiles -------------------------------------------------------------------------------

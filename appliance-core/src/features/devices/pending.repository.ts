@@ -5,7 +5,7 @@
 import type { DB } from '../../platform/db/database.js';
 import type { Identity } from '../../platform/http/identity.js';
 import { toSqlDateTime } from '../../platform/time/time.js';
-import type { SnmpConfigRow } from './devices.repository.js';
+import { linkedTagIds, linkedTags, replaceLinkedTags, type SnmpConfigRow, type TagLinks } from './devices.repository.js';
 import type { DeviceTag, PendingRecord } from './devices.schema.js';
 import { maskSnmpConfig } from './snmp-config.js';
 
@@ -84,26 +84,18 @@ export function findVisiblePending(db: DB, identity: Identity, id: number): Pend
   return db.prepare(`SELECT p.* FROM pending_devices p WHERE p.id = ? AND ${scope.sql}`).get(id, ...scope.params) as PendingRow | undefined;
 }
 
+const PENDING_TAG_LINKS: TagLinks = { table: 'pending_device_tags', key: 'pending_id' };
+
 export function pendingTagIds(db: DB, pendingId: number): number[] {
-  return (db.prepare('SELECT tag_id FROM pending_device_tags WHERE pending_id = ?').all(pendingId) as { tag_id: number }[]).map((r) => r.tag_id);
+  return linkedTagIds(db, PENDING_TAG_LINKS, pendingId);
 }
 
 export function tagsOfPending(db: DB, ids: readonly number[]): Map<number, DeviceTag[]> {
-  const map = new Map<number, DeviceTag[]>(ids.map((id) => [id, []]));
-  const rows = db
-    .prepare(
-      `SELECT pt.pending_id, t.slug, t.name, t.type FROM pending_device_tags pt JOIN tags t ON t.id = pt.tag_id
-       WHERE pt.pending_id IN (SELECT value FROM json_each(?)) ORDER BY t.slug`,
-    )
-    .all(JSON.stringify(ids)) as (DeviceTag & { pending_id: number })[];
-  for (const { pending_id, ...tag } of rows) map.get(pending_id)?.push(tag);
-  return map;
+  return linkedTags(db, PENDING_TAG_LINKS, ids);
 }
 
 export function replacePendingTags(db: DB, pendingId: number, tagIds: readonly number[]): void {
-  db.prepare('DELETE FROM pending_device_tags WHERE pending_id = ?').run(pendingId);
-  const insert = db.prepare('INSERT OR IGNORE INTO pending_device_tags (pending_id, tag_id) VALUES (?, ?)');
-  for (const tagId of tagIds) insert.run(pendingId, tagId);
+  replaceLinkedTags(db, PENDING_TAG_LINKS, pendingId, tagIds);
 }
 
 export function hidePending(db: DB, id: number): void {
