@@ -56,11 +56,16 @@ function prepareDataDir(dir: string): void {
     fs.rmSync(probe);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw new StartupError(`data directory ${dir} is not usable (${code}): ${(err as Error).message.replace(/^\w+: /, '')}`);
+    throw new StartupError(
+      `data directory ${dir} is not usable (${code}): ${(err as Error).message.replace(/^\w+: /, '')}`,
+    );
   }
 }
 
-export async function buildApp(config: ApplianceConfig, options: BuildOptions = {}): Promise<Appliance> {
+export async function buildApp(
+  config: ApplianceConfig,
+  options: BuildOptions = {},
+): Promise<Appliance> {
   const clock = options.clock ?? systemClock;
   const log = options.logger ?? createLogger(config.logLevel);
   prepareDataDir(config.dataDir);
@@ -77,7 +82,8 @@ export async function buildApp(config: ApplianceConfig, options: BuildOptions = 
   let tls: TlsMaterial | null = null;
   try {
     secrets = new SecretBox(loadOrCreateKey(path.join(config.dataDir, 'secret.key')));
-    if (!options.insecureHttp) tls = await loadOrCreateTls(config.dataDir, config.bind, clock.now());
+    if (!options.insecureHttp)
+      tls = await loadOrCreateTls(config.dataDir, config.bind, clock.now());
   } catch (err) {
     db.close();
     throw new StartupError((err as Error).message);
@@ -87,7 +93,9 @@ export async function buildApp(config: ApplianceConfig, options: BuildOptions = 
   let initialAdminPassword: string | null = null;
   if (seeded?.generated) {
     initialAdminPassword = seeded.password;
-    fs.writeFileSync(path.join(config.dataDir, ADMIN_PASSWORD_FILE), `${seeded.password}\n`, { mode: 0o600 });
+    fs.writeFileSync(path.join(config.dataDir, ADMIN_PASSWORD_FILE), `${seeded.password}\n`, {
+      mode: 0o600,
+    });
   }
 
   const ctx: CoreContext = { db, clock, secrets, config, log, hostname: () => os.hostname() };

@@ -39,7 +39,13 @@ async function main(): Promise<void> {
     await appliance.app.listen({ host: config.bind, port: config.httpsPort });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    fail(code === 'EADDRINUSE' ? `port ${config.httpsPort} on ${config.bind} is already in use` : code === 'EACCES' ? `no permission to listen on ${config.bind}:${config.httpsPort}` : (err as Error).message);
+    fail(
+      code === 'EADDRINUSE'
+        ? `port ${config.httpsPort} on ${config.bind} is already in use`
+        : code === 'EACCES'
+          ? `no permission to listen on ${config.bind}:${config.httpsPort}`
+          : (err as Error).message,
+    );
   }
 
   const address = appliance.app.server.address();
@@ -53,7 +59,10 @@ async function main(): Promise<void> {
     );
   }
   process.stdout.write(`appliance listening on ${url}\n`);
-  (process as unknown as { parentPort?: ParentPort }).parentPort?.postMessage({ type: 'ready', url });
+  (process as unknown as { parentPort?: ParentPort }).parentPort?.postMessage({
+    type: 'ready',
+    url,
+  });
 
   let closing = false;
   const shutdown = (signal: string) => {

@@ -8,15 +8,20 @@ let report;
 try {
   report = JSON.parse(run.stdout);
 } catch {
-  console.log(`audit: no report (npm exited ${run.status}); output: ${(run.stdout + run.stderr).slice(0, 400)}`);
+  console.log(
+    `audit: no report (npm exited ${run.status}); output: ${(run.stdout + run.stderr).slice(0, 400)}`,
+  );
   process.exit(1);
 }
 // npm 11 reports a failed bulk request as the bare HTTP error object.
-if (report.statusCode) report = { error: { code: `E${report.statusCode}`, summary: report.message } };
+if (report.statusCode)
+  report = { error: { code: `E${report.statusCode}`, summary: report.message } };
 if (report.error) {
   const code = report.error.code ?? '';
   if (/E40[45]|ENOAUDIT|E5\d\d/.test(code) || /audit endpoint/.test(report.error.summary ?? '')) {
-    console.log(`audit: the registry's audit endpoint is unavailable (${code}); not checked in this run`);
+    console.log(
+      `audit: the registry's audit endpoint is unavailable (${code}); not checked in this run`,
+    );
     process.exit(0);
   }
   console.log(`audit: ${code} ${report.error.summary ?? ''}`);
@@ -27,7 +32,10 @@ console.log(`audit: ${JSON.stringify(counts)}`);
 const serious = (counts.high ?? 0) + (counts.critical ?? 0);
 if (serious > 0) {
   for (const [name, v] of Object.entries(report.vulnerabilities ?? {})) {
-    if (v.severity === 'high' || v.severity === 'critical') console.log(`  ${v.severity} ${name}: ${(v.via ?? []).map((x) => (typeof x === 'string' ? x : x.title)).join('; ')}`);
+    if (v.severity === 'high' || v.severity === 'critical')
+      console.log(
+        `  ${v.severity} ${name}: ${(v.via ?? []).map((x) => (typeof x === 'string' ? x : x.title)).join('; ')}`,
+      );
   }
   process.exit(1);
 }

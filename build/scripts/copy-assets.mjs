@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const pairs = [
   ['appliance-core/src/platform/db/migrations', 'appliance-core/dist/platform/db/migrations'],
-  ['appliance-core/src/platform/db/storage-writer.worker.mjs', 'appliance-core/dist/platform/db/storage-writer.worker.mjs'],
+  [
+    'appliance-core/src/platform/db/storage-writer.worker.mjs',
+    'appliance-core/dist/platform/db/storage-writer.worker.mjs',
+  ],
 ];
 for (const [from, to] of pairs) {
   fs.rmSync(path.join(root, to), { recursive: true, force: true });

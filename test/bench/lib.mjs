@@ -167,7 +167,10 @@ export function assertAlive(entry) {
 export function startFlags() {
   const script = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
   const match = /^node((?:\s+--\S+)*)\s+appliance-core\/dist\/server\.js$/.exec(script);
-  if (!match) throw new Error(`package.json start script is not "node [--flags] appliance-core/dist/server.js": ${script}`);
+  if (!match)
+    throw new Error(
+      `package.json start script is not "node [--flags] appliance-core/dist/server.js": ${script}`,
+    );
   return match[1].trim().split(/\s+/).filter(Boolean);
 }
 

@@ -74,7 +74,9 @@ const settings = {
 };
 /** The whole bench, every phase included; beyond it the run is abandoned as failed. */
 const TOTAL_BUDGET_MS =
-  90_000 + settings.rounds * 2 * (settings.warmupS + settings.durationS) * 1000 + settings.idleS * 1000;
+  90_000 +
+  settings.rounds * 2 * (settings.warmupS + settings.durationS) * 1000 +
+  settings.idleS * 1000;
 
 let dataDir = null;
 let cleaningUp = null;
@@ -162,7 +164,13 @@ async function main() {
   for (let n = 0; n < settings.rounds; n++) {
     const runAppliance = async () => {
       log(`load (round ${n + 1}/${settings.rounds}): appliance GET /api/me ...`);
-      return measure('appliance', appliance.entry, `${appliance.url}/api/me`, { authorization: `Bearer ${token}`, accept: 'application/json' }, load);
+      return measure(
+        'appliance',
+        appliance.entry,
+        `${appliance.url}/api/me`,
+        { authorization: `Bearer ${token}`, accept: 'application/json' },
+        load,
+      );
     };
     const runBare = async () => {
       log(`load (round ${n + 1}/${settings.rounds}): bare GET /bare ...`);
@@ -177,7 +185,11 @@ async function main() {
       bareRun = await runBare();
       applianceRun = await runAppliance();
     }
-    rounds.push({ applianceRun, bareRun, ratio: applianceRun.requestsPerSec / bareRun.requestsPerSec });
+    rounds.push({
+      applianceRun,
+      bareRun,
+      ratio: applianceRun.requestsPerSec / bareRun.requestsPerSec,
+    });
   }
   const afterLoad = memoryOf(appliance.child.pid);
   const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
@@ -202,32 +214,38 @@ async function main() {
         'bench CPU',
         'other CPU',
       ],
-      ...rounds.flatMap((r, i) => [
-        [`${i + 1}. appliance GET /api/me`, r.applianceRun],
-        [`${i + 1}. bare fastify GET /bare`, r.bareRun],
-      ]).map(([name, r]) => [
-        name,
-        r.requestsPerSec,
-        r.latencyMs.p50,
-        r.latencyMs.p99,
-        r.requestsTotal,
-        r.serverCpuUsPerRequest,
-        `${r.serverCpuPercent}%`,
-        `${r.clientCpuPercent}%`,
-        `${r.otherCpuPercent}%`,
-      ]),
+      ...rounds
+        .flatMap((r, i) => [
+          [`${i + 1}. appliance GET /api/me`, r.applianceRun],
+          [`${i + 1}. bare fastify GET /bare`, r.bareRun],
+        ])
+        .map(([name, r]) => [
+          name,
+          r.requestsPerSec,
+          r.latencyMs.p50,
+          r.latencyMs.p99,
+          r.requestsTotal,
+          r.serverCpuUsPerRequest,
+          `${r.serverCpuPercent}%`,
+          `${r.clientCpuPercent}%`,
+          `${r.otherCpuPercent}%`,
+        ]),
     ]),
   );
   log(
     '(CPU columns: % of one core during the measured run; "bench" is autocannon in this process, "other" every other process on the machine)',
   );
-  const noisy = Math.max(...rounds.flatMap((r) => [r.applianceRun.otherCpuPercent, r.bareRun.otherCpuPercent]));
+  const noisy = Math.max(
+    ...rounds.flatMap((r) => [r.applianceRun.otherCpuPercent, r.bareRun.otherCpuPercent]),
+  );
   if (noisy > 20)
     log(
       `WARNING: other processes used up to ${noisy}% of a core during the runs: req/s figures are disturbed; the CPU µs/req figures much less so`,
     );
   log('');
-  log(`ratio appliance/bare per round: ${rounds.map((r) => `${(r.ratio * 100).toFixed(1)}%`).join(', ')}`);
+  log(
+    `ratio appliance/bare per round: ${rounds.map((r) => `${(r.ratio * 100).toFixed(1)}%`).join(', ')}`,
+  );
   log(
     `ratio appliance/bare (median round): ${(ratio * 100).toFixed(1)}% (target >= ${RATIO_TARGET * 100}%) ${ratioVerdict}`,
   );
@@ -262,7 +280,13 @@ async function main() {
     },
     appliance: applianceRun,
     bare: bareRun,
-    rounds: rounds.map((r) => ({ ratio: round(r.ratio, 4), applianceRps: r.applianceRun.requestsPerSec, bareRps: r.bareRun.requestsPerSec, applianceCpuUs: r.applianceRun.serverCpuUsPerRequest, bareCpuUs: r.bareRun.serverCpuUsPerRequest })),
+    rounds: rounds.map((r) => ({
+      ratio: round(r.ratio, 4),
+      applianceRps: r.applianceRun.requestsPerSec,
+      bareRps: r.bareRun.requestsPerSec,
+      applianceCpuUs: r.applianceRun.serverCpuUsPerRequest,
+      bareCpuUs: r.bareRun.serverCpuUsPerRequest,
+    })),
     ratio: {
       value: round(ratio, 4),
       target: RATIO_TARGET,

@@ -30,7 +30,10 @@ async function call(url: string, method: string, urlPath: string, body?: unknown
   const res = await request(`${url}${urlPath}`, {
     method: method as never,
     dispatcher: agent,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: res.statusCode, headers: res.headers, body: (await res.body.json()) as any };
@@ -63,10 +66,18 @@ describe('first start on an empty data dir', () => {
       const info = await call(server.url, 'POST', '/api/information');
       expect(info.status).toBe(200);
       expect(info.body).toMatchObject({ status: 201, hasError: false });
-      const login = await call(server.url, 'POST', '/api/login', { email: 'admin@appliance.local', password });
+      const login = await call(server.url, 'POST', '/api/login', {
+        email: 'admin@appliance.local',
+        password,
+      });
       expect(login.body.status).toBe(201);
       const me = await call(server.url, 'GET', '/api/me', undefined, login.body.access_token);
-      expect(me.body).toMatchObject({ id: 1, username: 'admin', email: 'admin@appliance.local', active: true });
+      expect(me.body).toMatchObject({
+        id: 1,
+        username: 'admin',
+        email: 'admin@appliance.local',
+        active: true,
+      });
     } finally {
       const stopped = await stopServer(server);
       expect(stopped.code).toBe(0);
@@ -83,23 +94,59 @@ describe('second start on the same data dir', () => {
     let pat: string;
     try {
       expect(fs.existsSync(path.join(dataDir, 'initial-admin-password'))).toBe(false);
-      const login = await call(first.url, 'POST', '/api/login', { email: 'admin', password: 'First-Passw0rd' });
-      const created = await call(first.url, 'POST', '/api/tokens', { name: 'kept across restarts' }, login.body.access_token);
+      const login = await call(first.url, 'POST', '/api/login', {
+        email: 'admin',
+        password: 'First-Passw0rd',
+      });
+      const created = await call(
+        first.url,
+        'POST',
+        '/api/tokens',
+        { name: 'kept across restarts' },
+        login.body.access_token,
+      );
       expect(created.status).toBe(201);
       pat = created.body.access_token;
-      const user = await call(first.url, 'POST', '/api/createUser', { first_name: 'Kay', last_name: 'Lee', email: 'kay@example.test', username: 'kay', password: 'Kay-Passw0rd' }, login.body.access_token);
+      const user = await call(
+        first.url,
+        'POST',
+        '/api/createUser',
+        {
+          first_name: 'Kay',
+          last_name: 'Lee',
+          email: 'kay@example.test',
+          username: 'kay',
+          password: 'Kay-Passw0rd',
+        },
+        login.body.access_token,
+      );
       expect(user.body).toEqual({ status: 201 });
     } finally {
       expect((await stopServer(first)).code).toBe(0);
     }
     const cert = fs.readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8');
 
-    const second = await startServer({ APPLIANCE_DATA_DIR: dataDir, APPLIANCE_ADMIN_PASSWORD: 'Ignored-Passw0rd' });
+    const second = await startServer({
+      APPLIANCE_DATA_DIR: dataDir,
+      APPLIANCE_ADMIN_PASSWORD: 'Ignored-Passw0rd',
+    });
     try {
       expect(second.stdout()).not.toMatch(/initial admin password/);
-      expect((await call(second.url, 'GET', '/api/me', undefined, pat)).body.username).toBe('admin');
-      expect((await call(second.url, 'POST', '/api/login', { email: 'admin', password: 'First-Passw0rd' })).body.status).toBe(201);
-      expect((await call(second.url, 'POST', '/api/login', { email: 'kay', password: 'Kay-Passw0rd' })).body.status).toBe(201);
+      expect((await call(second.url, 'GET', '/api/me', undefined, pat)).body.username).toBe(
+        'admin',
+      );
+      expect(
+        (
+          await call(second.url, 'POST', '/api/login', {
+            email: 'admin',
+            password: 'First-Passw0rd',
+          })
+        ).body.status,
+      ).toBe(201);
+      expect(
+        (await call(second.url, 'POST', '/api/login', { email: 'kay', password: 'Kay-Passw0rd' }))
+          .body.status,
+      ).toBe(201);
       expect(fs.readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8')).toBe(cert);
     } finally {
       expect((await stopServer(second)).code).toBe(0);
@@ -109,20 +156,28 @@ describe('second start on the same data dir', () => {
 
 describe('TLS', () => {
   it('offers TLS 1.2 and 1.3, refuses 1.1, and sends HSTS', async () => {
-    const server = await startServer({ APPLIANCE_DATA_DIR: tempDir(), APPLIANCE_ADMIN_PASSWORD: 'Tls-Passw0rd' });
+    const server = await startServer({
+      APPLIANCE_DATA_DIR: tempDir(),
+      APPLIANCE_ADMIN_PASSWORD: 'Tls-Passw0rd',
+    });
     try {
       const port = Number(new URL(server.url).port);
       const handshake = (options: tls.ConnectionOptions) =>
         new Promise<string>((resolve, reject) => {
-          const socket = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ...options }, () => {
-            resolve(socket.getProtocol() ?? '');
-            socket.end();
-          });
+          const socket = tls.connect(
+            { host: '127.0.0.1', port, rejectUnauthorized: false, ...options },
+            () => {
+              resolve(socket.getProtocol() ?? '');
+              socket.end();
+            },
+          );
           socket.on('error', reject);
         });
       expect(await handshake({ minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' })).toBe('TLSv1.2');
       expect(await handshake({})).toBe('TLSv1.3');
-      await expect(handshake({ minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT:@SECLEVEL=0' })).rejects.toThrow();
+      await expect(
+        handshake({ minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT:@SECLEVEL=0' }),
+      ).rejects.toThrow();
       const info = await call(server.url, 'POST', '/api/information');
       expect(info.headers['strict-transport-security']).toMatch(/max-age=/);
     } finally {
@@ -134,27 +189,47 @@ describe('TLS', () => {
 describe('start-up failures give one clear line and exit code 1', () => {
   it('a corrupt database', async () => {
     const dataDir = tempDir();
-    fs.writeFileSync(path.join(dataDir, 'appliance.db'), 'this is not a database, just some text that is long enough '.repeat(100));
-    await expectOneLineFailure(runServer({ APPLIANCE_DATA_DIR: dataDir }), /cannot open database .*appliance\.db/);
+    fs.writeFileSync(
+      path.join(dataDir, 'appliance.db'),
+      'this is not a database, just some text that is long enough '.repeat(100),
+    );
+    await expectOneLineFailure(
+      runServer({ APPLIANCE_DATA_DIR: dataDir }),
+      /cannot open database .*appliance\.db/,
+    );
   });
 
   it('a data dir that cannot be created', async () => {
     const file = path.join(tempDir(), 'a-file');
     fs.writeFileSync(file, 'x');
-    await expectOneLineFailure(runServer({ APPLIANCE_DATA_DIR: path.join(file, 'data') }), /data directory .* is not usable \(ENOTDIR\)/);
+    await expectOneLineFailure(
+      runServer({ APPLIANCE_DATA_DIR: path.join(file, 'data') }),
+      /data directory .* is not usable \(ENOTDIR\)/,
+    );
   });
 
   // As root the appliance could write anywhere, so the check runs it as `nobody`.
-  it.runIf(process.getuid?.() === 0 && havePeer('runuser', 'util-linux'))('a data dir the appliance user may not write', async () => {
-    const dataDir = tempDir();
-    fs.chmodSync(dataDir, 0o755);
-    const run = runServer({ APPLIANCE_DATA_DIR: dataDir }, [], { command: [findProgram('runuser') as string, '-u', 'nobody', '--'] });
-    await expectOneLineFailure(run, /data directory .* is not usable \(EACCES\)/);
-  });
+  it.runIf(process.getuid?.() === 0 && havePeer('runuser', 'util-linux'))(
+    'a data dir the appliance user may not write',
+    async () => {
+      const dataDir = tempDir();
+      fs.chmodSync(dataDir, 0o755);
+      const run = runServer({ APPLIANCE_DATA_DIR: dataDir }, [], {
+        command: [findProgram('runuser') as string, '-u', 'nobody', '--'],
+      });
+      await expectOneLineFailure(run, /data directory .* is not usable \(EACCES\)/);
+    },
+  );
 
   it('bad configuration lists every bad key', async () => {
-    const run = runServer({ APPLIANCE_DATA_DIR: tempDir(), APPLIANCE_HTTPS_PORT: 'https' }, ['--bogus-flag', '1']);
-    await expectOneLineFailure(run, /APPLIANCE_HTTPS_PORT.*not a whole number.*unknown option --bogus-flag|unknown option --bogus-flag.*APPLIANCE_HTTPS_PORT/);
+    const run = runServer({ APPLIANCE_DATA_DIR: tempDir(), APPLIANCE_HTTPS_PORT: 'https' }, [
+      '--bogus-flag',
+      '1',
+    ]);
+    await expectOneLineFailure(
+      run,
+      /APPLIANCE_HTTPS_PORT.*not a whole number.*unknown option --bogus-flag|unknown option --bogus-flag.*APPLIANCE_HTTPS_PORT/,
+    );
   });
 
   it('a port already in use', async () => {
@@ -162,7 +237,14 @@ describe('start-up failures give one clear line and exit code 1', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as net.AddressInfo).port;
     try {
-      await expectOneLineFailure(runServer({ APPLIANCE_DATA_DIR: tempDir(), APPLIANCE_HTTPS_PORT: String(port), APPLIANCE_ADMIN_PASSWORD: 'Port-Passw0rd' }), /already in use/);
+      await expectOneLineFailure(
+        runServer({
+          APPLIANCE_DATA_DIR: tempDir(),
+          APPLIANCE_HTTPS_PORT: String(port),
+          APPLIANCE_ADMIN_PASSWORD: 'Port-Passw0rd',
+        }),
+        /already in use/,
+      );
     } finally {
       blocker.close();
     }

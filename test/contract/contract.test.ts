@@ -19,7 +19,9 @@ interface SpecEndpoint {
   origin: 'spec' | 'designed';
 }
 
-const catalogue = JSON.parse(fs.readFileSync(new URL('./spec-endpoints.json', import.meta.url), 'utf8')) as SpecEndpoint[];
+const catalogue = JSON.parse(
+  fs.readFileSync(new URL('./spec-endpoints.json', import.meta.url), 'utf8'),
+) as SpecEndpoint[];
 const keyOf = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 const toSpecPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 const sorted = (xs: readonly string[] | undefined) => [...(xs ?? [])].sort();
@@ -38,7 +40,13 @@ describe('spec endpoint catalogue', () => {
     expect(new Set(keys).size).toBe(keys.length);
     for (const e of catalogue) {
       expect(e.feature, keyOf(e.method, e.path)).toMatch(/^[a-z-]+$/);
-      expect(['public', 'authenticated', 'permission', 'browser-session', 'token-or-signature']).toContain(e.access.kind);
+      expect([
+        'public',
+        'authenticated',
+        'permission',
+        'browser-session',
+        'token-or-signature',
+      ]).toContain(e.access.kind);
     }
   });
 
@@ -60,16 +68,23 @@ describe('spec endpoint catalogue', () => {
         continue;
       }
       const access = route.access as SpecEndpoint['access'];
-      if (access.kind !== listed.access.kind) problems.push(`${key}: access ${access.kind}, spec says ${listed.access.kind}`);
+      if (access.kind !== listed.access.kind)
+        problems.push(`${key}: access ${access.kind}, spec says ${listed.access.kind}`);
       if (JSON.stringify(sorted(access.allOf)) !== JSON.stringify(sorted(listed.access.allOf))) {
-        problems.push(`${key}: allOf ${sorted(access.allOf).join(',')}, spec says ${sorted(listed.access.allOf).join(',')}`);
+        problems.push(
+          `${key}: allOf ${sorted(access.allOf).join(',')}, spec says ${sorted(listed.access.allOf).join(',')}`,
+        );
       }
       if (JSON.stringify(sorted(access.anyOf)) !== JSON.stringify(sorted(listed.access.anyOf))) {
-        problems.push(`${key}: anyOf ${sorted(access.anyOf).join(',')}, spec says ${sorted(listed.access.anyOf).join(',')}`);
+        problems.push(
+          `${key}: anyOf ${sorted(access.anyOf).join(',')}, spec says ${sorted(listed.access.anyOf).join(',')}`,
+        );
       }
       const denial = access.kind === 'public' ? null : (route.errors.denial?.status ?? 401);
-      if (denial !== listed.denial) problems.push(`${key}: denial ${denial}, spec says ${listed.denial}`);
-      if (!route.errors.validation || !route.errors.failure) problems.push(`${key}: error shape incomplete`);
+      if (denial !== listed.denial)
+        problems.push(`${key}: denial ${denial}, spec says ${listed.denial}`);
+      if (!route.errors.validation || !route.errors.failure)
+        problems.push(`${key}: error shape incomplete`);
     }
     expect(problems).toEqual([]);
   });
@@ -84,8 +99,12 @@ describe('spec endpoint catalogue', () => {
       perFeature.set(e.feature, f);
     }
     const done = [...perFeature.values()].reduce((n, f) => n + f.done, 0);
-    const lines = [...perFeature].map(([name, f]) => `  ${name.padEnd(13)} ${String(f.done).padStart(3)} / ${f.total}`);
-    console.log(`spec coverage: ${done} / ${catalogue.length} endpoints registered\n${lines.join('\n')}`);
+    const lines = [...perFeature].map(
+      ([name, f]) => `  ${name.padEnd(13)} ${String(f.done).padStart(3)} / ${f.total}`,
+    );
+    console.log(
+      `spec coverage: ${done} / ${catalogue.length} endpoints registered\n${lines.join('\n')}`,
+    );
     expect(done).toBe(registered.size);
   });
 });

@@ -20,14 +20,17 @@ it('serves an OpenAPI 3.1 document that swagger-parser validates', async () => {
 });
 
 it('documents every registered route with its declared responses', async () => {
-  const doc = (await h.request('GET', '/openapi.json')).body as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+  const doc = (await h.request('GET', '/openapi.json')).body as {
+    paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+  };
   const missing: string[] = [];
   for (const route of h.appliance.app.declaredRoutes) {
     if (route.url === '/openapi.json') continue;
     const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     const operation = doc.paths[path]?.[route.method.toLowerCase()];
     if (!operation) missing.push(`${route.method} ${path}`);
-    else if (Object.keys(operation.responses ?? {}).length < 2) missing.push(`${route.method} ${path}: responses not documented`);
+    else if (Object.keys(operation.responses ?? {}).length < 2)
+      missing.push(`${route.method} ${path}: responses not documented`);
   }
   expect(missing).toEqual([]);
 });

@@ -37,7 +37,10 @@ export interface Harness {
   /** Signs in and returns the access token. */
   login(login?: string, password?: string): Promise<string>;
   /** Creates a user with the given permissions (and tag slugs) and returns a token for it. */
-  userWith(permissions: string[], options?: { tags?: string[]; username?: string }): Promise<{ id: number; token: string; username: string; password: string }>;
+  userWith(
+    permissions: string[],
+    options?: { tags?: string[]; username?: string },
+  ): Promise<{ id: number; token: string; username: string; password: string }>;
   close(): Promise<void>;
 }
 
@@ -64,7 +67,11 @@ export async function startAppliance(env: Record<string, string> = {}): Promise<
   const url = `https://127.0.0.1:${port}`;
   let userCounter = 0;
 
-  const request = async <T = any>(method: string, urlPath: string, options: RequestOptions = {}): Promise<Response<T>> => {
+  const request = async <T = any>(
+    method: string,
+    urlPath: string,
+    options: RequestOptions = {},
+  ): Promise<Response<T>> => {
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.cookie) headers.cookie = options.cookie;
@@ -76,10 +83,16 @@ export async function startAppliance(env: Record<string, string> = {}): Promise<
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.body);
     }
-    const res = await undiciRequest(`${url}${urlPath}`, { method: method as never, headers, body, dispatcher: agent });
+    const res = await undiciRequest(`${url}${urlPath}`, {
+      method: method as never,
+      headers,
+      body,
+      dispatcher: agent,
+    });
     const text = await res.body.text();
     let parsed: unknown = text;
-    if (String(res.headers['content-type'] ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
+    if (String(res.headers['content-type'] ?? '').includes('json') && text !== '')
+      parsed = JSON.parse(text);
     return { status: res.statusCode, headers: res.headers, body: parsed as T, text };
   };
 
@@ -97,12 +110,25 @@ export async function startAppliance(env: Record<string, string> = {}): Promise<
     const password = `Passw0rd-${userCounter}`;
     const created = await request('POST', '/api/createUser', {
       token: adminToken,
-      body: { first_name: 'Test', last_name: `User ${userCounter}`, email: `${username}@example.test`, username, password },
+      body: {
+        first_name: 'Test',
+        last_name: `User ${userCounter}`,
+        email: `${username}@example.test`,
+        username,
+        password,
+      },
     });
     if (created.body?.status !== 201) throw new Error(`createUser failed: ${created.text}`);
-    const id = (appliance.db.prepare('SELECT id FROM users WHERE username = ?').get(username) as { id: number }).id;
+    const id = (
+      appliance.db.prepare('SELECT id FROM users WHERE username = ?').get(username) as {
+        id: number;
+      }
+    ).id;
     const tags = options.tags?.map((value) => ({ value }));
-    const saved = await request('POST', '/api/saveUser', { token: adminToken, body: { user: id, permissions, ...(tags ? { tags } : {}) } });
+    const saved = await request('POST', '/api/saveUser', {
+      token: adminToken,
+      body: { user: id, permissions, ...(tags ? { tags } : {}) },
+    });
     if (saved.body?.status !== 201) throw new Error(`saveUser failed: ${saved.text}`);
     return { id, token: await login(username, password), username, password };
   };

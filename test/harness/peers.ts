@@ -5,7 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-const SEARCH_PATH = (process.env.PATH ?? '').split(':').concat(['/usr/sbin', '/sbin', '/usr/bin', '/bin']);
+const SEARCH_PATH = (process.env.PATH ?? '')
+  .split(':')
+  .concat(['/usr/sbin', '/sbin', '/usr/bin', '/bin']);
 
 export function findProgram(name: string): string | null {
   for (const dir of SEARCH_PATH) {

@@ -81,7 +81,10 @@ function levelWord(level: SnmpdUser['level']): string {
   return level === 'authPriv' ? 'priv' : level === 'authNoPriv' ? 'auth' : 'noauth';
 }
 
-function configOf(options: Required<Pick<SnmpdOptions, 'addresses' | 'sysName'>> & SnmpdOptions, port: number): string {
+function configOf(
+  options: Required<Pick<SnmpdOptions, 'addresses' | 'sysName'>> & SnmpdOptions,
+  port: number,
+): string {
   const lines = [
     `agentAddress ${options.addresses.map((a) => `udp:${a}:${port}`).join(',')}`,
     'sysLocation test-lab',
@@ -90,7 +93,8 @@ function configOf(options: Required<Pick<SnmpdOptions, 'addresses' | 'sysName'>>
   ];
   if (options.community) lines.push(`rocommunity ${options.community} 127.0.0.0/8`);
   for (const user of options.users ?? []) {
-    const auth = user.level === 'noAuthNoPriv' ? '' : ` ${user.auth ?? 'SHA'} "${user.authPass ?? ''}"`;
+    const auth =
+      user.level === 'noAuthNoPriv' ? '' : ` ${user.auth ?? 'SHA'} "${user.authPass ?? ''}"`;
     const priv = user.level === 'authPriv' ? ` ${user.priv ?? 'AES'} "${user.privPass ?? ''}"` : '';
     lines.push(`createUser ${user.name}${auth}${priv}`);
     lines.push(`rouser ${user.name} ${levelWord(user.level)}`);
@@ -100,21 +104,42 @@ function configOf(options: Required<Pick<SnmpdOptions, 'addresses' | 'sysName'>>
 }
 
 function cliArgs(agent: Pick<Snmpd, 'community' | 'host' | 'port'>): string[] {
-  return ['-v2c', '-c', agent.community ?? '', '-On', '-t', '2', '-r', '1', `${agent.host}:${agent.port}`];
+  return [
+    '-v2c',
+    '-c',
+    agent.community ?? '',
+    '-On',
+    '-t',
+    '2',
+    '-r',
+    '1',
+    `${agent.host}:${agent.port}`,
+  ];
 }
 
-function answers(host: string, port: number, community: string | null, users: SnmpdUser[]): boolean {
+function answers(
+  host: string,
+  port: number,
+  community: string | null,
+  users: SnmpdUser[],
+): boolean {
   const target = `${host}:${port}`;
   const args = community
     ? ['-v2c', '-c', community, '-t', '0.3', '-r', '0', target, '1.3.6.1.2.1.1.5.0']
     : (() => {
         const user = users[0] as SnmpdUser;
         const base = ['-v3', '-u', user.name, '-l', user.level, '-t', '0.3', '-r', '0'];
-        if (user.level !== 'noAuthNoPriv') base.push('-a', user.auth ?? 'SHA', '-A', user.authPass ?? '');
-        if (user.level === 'authPriv') base.push('-x', user.priv ?? 'AES', '-X', user.privPass ?? '');
+        if (user.level !== 'noAuthNoPriv')
+          base.push('-a', user.auth ?? 'SHA', '-A', user.authPass ?? '');
+        if (user.level === 'authPriv')
+          base.push('-x', user.priv ?? 'AES', '-X', user.privPass ?? '');
         return [...base, target, '1.3.6.1.2.1.1.5.0'];
       })();
-  const result = spawnSync('snmpget', args, { encoding: 'utf8', timeout: 3000, env: { ...process.env, MIBS: '' } });
+  const result = spawnSync('snmpget', args, {
+    encoding: 'utf8',
+    timeout: 3000,
+    env: { ...process.env, MIBS: '' },
+  });
   return result.status === 0;
 }
 
@@ -122,10 +147,13 @@ export async function startSnmpd(options: SnmpdOptions = {}): Promise<Snmpd> {
   const program = findProgram('snmpd');
   if (!program) throw new Error('snmpd is not installed (Debian package: snmpd)');
   const addresses = options.addresses ?? ['127.0.0.1'];
-  for (const address of addresses) if (!address.startsWith('127.')) throw new Error(`snmpd harness listens on loopback only, not ${address}`);
+  for (const address of addresses)
+    if (!address.startsWith('127.'))
+      throw new Error(`snmpd harness listens on loopback only, not ${address}`);
   const community = options.community === undefined ? 'public123' : options.community;
   const users = options.users ?? [];
-  if (!community && users.length === 0) throw new Error('snmpd harness needs a community or a v3 user');
+  if (!community && users.length === 0)
+    throw new Error('snmpd harness needs a community or a v3 user');
   const sysName = options.sysName ?? 'snmp-peer';
   const host = addresses[0] as string;
 
@@ -136,10 +164,19 @@ export async function startSnmpd(options: SnmpdOptions = {}): Promise<Snmpd> {
     const conf = path.join(dir, 'snmpd.conf');
     const logFile = path.join(dir, 'snmpd.log');
     fs.writeFileSync(conf, configOf({ ...options, addresses, sysName, community, users }, port));
-    const child = spawn(program, ['-f', '-C', '-c', conf, '-M', '/dev/null', '-I', '-smux', '-Lf', logFile], {
-      env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin', MIBS: '', SNMP_PERSISTENT_DIR: path.join(dir, 'persist'), SNMPCONFPATH: dir },
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      program,
+      ['-f', '-C', '-c', conf, '-M', '/dev/null', '-I', '-smux', '-Lf', logFile],
+      {
+        env: {
+          PATH: process.env.PATH ?? '/usr/sbin:/usr/bin',
+          MIBS: '',
+          SNMP_PERSISTENT_DIR: path.join(dir, 'persist'),
+          SNMPCONFPATH: dir,
+        },
+        stdio: 'ignore',
+      },
+    );
     running.add(child);
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     let alive = true;
@@ -180,8 +217,16 @@ export async function startSnmpd(options: SnmpdOptions = {}): Promise<Snmpd> {
         pid: child.pid as number,
         cli(tool, args) {
           // A whole-tree walk prints ~1 MB: spawnSync's default maxBuffer (1 MiB) would cut it off.
-          const result = spawnSync(tool, [...cliArgs(agent), ...args], { encoding: 'utf8', timeout: 30_000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, MIBS: '' } });
-          if (result.status !== 0) throw new Error(`${tool} failed (${result.error?.message ?? `exit ${result.status}`}): ${result.stderr}`);
+          const result = spawnSync(tool, [...cliArgs(agent), ...args], {
+            encoding: 'utf8',
+            timeout: 30_000,
+            maxBuffer: 64 * 1024 * 1024,
+            env: { ...process.env, MIBS: '' },
+          });
+          if (result.status !== 0)
+            throw new Error(
+              `${tool} failed (${result.error?.message ?? `exit ${result.status}`}): ${result.stderr}`,
+            );
           return result.stdout;
         },
         stop,
@@ -191,6 +236,7 @@ export async function startSnmpd(options: SnmpdOptions = {}): Promise<Snmpd> {
     const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
     await stop();
     // Another program may have taken the free port between probing and binding: try another.
-    if (attempt >= 3 || options.port !== undefined) throw new Error(`snmpd did not answer on ${host}:${port}: ${log.slice(-2000)}`);
+    if (attempt >= 3 || options.port !== undefined)
+      throw new Error(`snmpd did not answer on ${host}:${port}: ${log.slice(-2000)}`);
   }
 }

@@ -77,14 +77,23 @@ describe('layering: appliance-core', () => {
         "import { CONSOLE_CHANNELS } from '../../electron/contract/bridge.js';\nexport const c = CONSOLE_CHANNELS;\n",
       ),
     ).toContain(restrictedPaths);
-    expect(await ruleIds('appliance-core/src/x.ts', "import { app } from 'electron';\nexport const a = app;\n")).toContain(restrictedImports);
+    expect(
+      await ruleIds(
+        'appliance-core/src/x.ts',
+        "import { app } from 'electron';\nexport const a = app;\n",
+      ),
+    ).toContain(restrictedImports);
   });
 
   it('better-sqlite3 only under platform/db', async () => {
     const code = "import Database from 'better-sqlite3';\nexport const D = Database;\n";
-    expect(await ruleIds('appliance-core/src/features/users/x.ts', code)).toContain(restrictedImports);
+    expect(await ruleIds('appliance-core/src/features/users/x.ts', code)).toContain(
+      restrictedImports,
+    );
     expect(await ruleIds('test/harness/x.ts', code)).toContain(restrictedImports);
-    expect(await ruleIds('appliance-core/src/platform/db/x.ts', code)).not.toContain(restrictedImports);
+    expect(await ruleIds('appliance-core/src/platform/db/x.ts', code)).not.toContain(
+      restrictedImports,
+    );
   });
 });
 
@@ -97,38 +106,86 @@ describe('layering: renderer', () => {
       ),
     ).toContain(restrictedPaths);
     for (const source of ['node:fs', 'fs/promises', 'better-sqlite3', 'electron']) {
-      expect(await ruleIds('renderer/src/x.ts', `import * as m from '${source}';\nexport const x = m;\n`)).toContain(restrictedImports);
+      expect(
+        await ruleIds(
+          'renderer/src/x.ts',
+          `import * as m from '${source}';\nexport const x = m;\n`,
+        ),
+      ).toContain(restrictedImports);
     }
   });
 });
 
 describe('layering: desktop', () => {
   it('plain main/ modules import electron as types only; the preload only its two APIs', async () => {
-    expect(await ruleIds('main/core/x.ts', "import { app } from 'electron';\nexport const a = app;\n")).toContain(restrictedImports);
-    expect(await ruleIds('main/core/x.ts', "import type { App } from 'electron';\nexport type A = App;\n")).not.toContain(restrictedImports);
-    expect(await ruleIds('electron/preload/x.ts', "import { shell } from 'electron';\nexport const s = shell;\n")).toContain(restrictedImports);
+    expect(
+      await ruleIds('main/core/x.ts', "import { app } from 'electron';\nexport const a = app;\n"),
+    ).toContain(restrictedImports);
+    expect(
+      await ruleIds(
+        'main/core/x.ts',
+        "import type { App } from 'electron';\nexport type A = App;\n",
+      ),
+    ).not.toContain(restrictedImports);
+    expect(
+      await ruleIds(
+        'electron/preload/x.ts',
+        "import { shell } from 'electron';\nexport const s = shell;\n",
+      ),
+    ).toContain(restrictedImports);
   });
 });
 
 describe('child processes', () => {
   it('bans exec/execSync imports and calls, and shell: true', async () => {
-    expect(await ruleIds('test/x.ts', "import { exec } from 'node:child_process';\nexport const e = exec;\n")).toContain(restrictedImports);
-    expect(await ruleIds('appliance-core/src/x.ts', "import { execSync } from 'child_process';\nexport const e = execSync;\n")).toContain(restrictedImports);
-    expect(await ruleIds('appliance-core/src/x.ts', "import cp from 'node:child_process';\ncp.exec('ls');\n")).toContain(restrictedSyntax);
     expect(
-      await ruleIds('appliance-core/src/x.ts', "import { spawn } from 'node:child_process';\nspawn('ping', ['-c', '1', 'host'], { shell: true });\n"),
+      await ruleIds(
+        'test/x.ts',
+        "import { exec } from 'node:child_process';\nexport const e = exec;\n",
+      ),
+    ).toContain(restrictedImports);
+    expect(
+      await ruleIds(
+        'appliance-core/src/x.ts',
+        "import { execSync } from 'child_process';\nexport const e = execSync;\n",
+      ),
+    ).toContain(restrictedImports);
+    expect(
+      await ruleIds(
+        'appliance-core/src/x.ts',
+        "import cp from 'node:child_process';\ncp.exec('ls');\n",
+      ),
     ).toContain(restrictedSyntax);
     expect(
-      await ruleIds('appliance-core/src/x.ts', "import { spawn } from 'node:child_process';\nspawn('ping', ['-c', '1', 'host'], { shell: false });\n"),
+      await ruleIds(
+        'appliance-core/src/x.ts',
+        "import { spawn } from 'node:child_process';\nspawn('ping', ['-c', '1', 'host'], { shell: true });\n",
+      ),
+    ).toContain(restrictedSyntax);
+    expect(
+      await ruleIds(
+        'appliance-core/src/x.ts',
+        "import { spawn } from 'node:child_process';\nspawn('ping', ['-c', '1', 'host'], { shell: false });\n",
+      ),
     ).toEqual([]);
   });
 });
 
 describe('tests', () => {
   it('bans focused, skipped and placeholder tests', async () => {
-    for (const call of ['it.only', 'describe.only', 'it.skip', 'test.skip', 'test.todo', 'it.concurrent.only']) {
+    for (const call of [
+      'it.only',
+      'describe.only',
+      'it.skip',
+      'test.skip',
+      'test.todo',
+      'it.concurrent.only',
+    ]) {
       expect(
-        await ruleIds('appliance-core/src/x.test.ts', `import { describe, it, test } from 'vitest';\nvoid [describe, it, test];\n${call}('x', () => {});\n`),
+        await ruleIds(
+          'appliance-core/src/x.test.ts',
+          `import { describe, it, test } from 'vitest';\nvoid [describe, it, test];\n${call}('x', () => {});\n`,
+        ),
       ).toContain(restrictedSyntax);
     }
   });

@@ -8,12 +8,24 @@ import type { App } from '../platform/http/http-server.js';
 import type { IdentityResolver } from '../platform/http/identity.js';
 import { authRoutes, CachedIdentityResolver } from './auth/index.js';
 import { dashboardsRoutes, deleteLayoutsOfDevice, TrackerWidgets } from './dashboards/index.js';
-import { credentialsRoutes, DevicesEngine, devicesRoutes, DevicesService, pendingRoutes, walksRoutes } from './devices/index.js';
+import {
+  credentialsRoutes,
+  DevicesEngine,
+  devicesRoutes,
+  DevicesService,
+  pendingRoutes,
+  walksRoutes,
+} from './devices/index.js';
 import { DiscoveryEngine, localnetsRoutes } from './discovery/index.js';
 import { oauthFeatureRoutes } from './oauth/index.js';
 import { TokenService, tokensRoutes } from './tokens/index.js';
 import { ToolsEngine, ToolsService, toolsRoutes } from './tools/index.js';
-import { registerTrackerWidgets, TrackersEngine, trackersRoutes, TrackersService } from './trackers/index.js';
+import {
+  registerTrackerWidgets,
+  TrackersEngine,
+  trackersRoutes,
+  TrackersService,
+} from './trackers/index.js';
 import { UrlMonitorEngine, urlMonitorsRoutes } from './url-monitors/index.js';
 import { userExists, usersRoutes } from './users/index.js';
 
@@ -34,11 +46,21 @@ export function createFeatures(ctx: CoreContext): Features {
   const resolver = new CachedIdentityResolver(ctx.db, ctx.clock, tokens);
   const tools = new ToolsService(ctx);
   // One scheduler for the device crawl, walks_log housekeeping, discovery sweeps and tools retention.
-  const scheduler = new Scheduler(ctx.clock, undefined, undefined, (err, jobs) => ctx.log.error({ err, jobs: jobs.map((j) => j.id) }, 'scheduled job failed'));
+  const scheduler = new Scheduler(ctx.clock, undefined, undefined, (err, jobs) =>
+    ctx.log.error({ err, jobs: jobs.map((j) => j.id) }, 'scheduled job failed'),
+  );
   const devices = new DevicesService(ctx, scheduler);
-  const discovery = new DiscoveryEngine({ db: ctx.db, clock: ctx.clock, secrets: ctx.secrets, log: ctx.log, scheduler });
+  const discovery = new DiscoveryEngine({
+    db: ctx.db,
+    clock: ctx.clock,
+    secrets: ctx.secrets,
+    log: ctx.log,
+    scheduler,
+  });
   const widgets = new TrackerWidgets(ctx.db);
-  const trackers = new TrackersService(ctx.db, (err) => ctx.log.error({ err }, 'tracker samples write failed'));
+  const trackers = new TrackersService(ctx.db, (err) =>
+    ctx.log.error({ err }, 'tracker samples write failed'),
+  );
   const trackersEngine = new TrackersEngine(ctx, trackers, scheduler);
   trackers.attachToDevices(devices, () => trackersEngine.resync());
   registerTrackerWidgets(widgets, ctx.db);

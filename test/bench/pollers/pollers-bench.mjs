@@ -22,14 +22,34 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../../appliance-core/dist/platform/db/database.js';
-import { ADMIN_PASSWORD, bearerToken, call, intEnv, log, machineInfo, memoryOf, RESULTS_DIR, round, SERVER_ENTRY, sleep, startChild, startFlags, stopChild, timedGet, waitReady } from '../lib.mjs';
+import {
+  ADMIN_PASSWORD,
+  bearerToken,
+  call,
+  intEnv,
+  log,
+  machineInfo,
+  memoryOf,
+  RESULTS_DIR,
+  round,
+  SERVER_ENTRY,
+  sleep,
+  startChild,
+  startFlags,
+  stopChild,
+  timedGet,
+  waitReady,
+} from '../lib.mjs';
 
 const CLK_TCK = 100;
 
 function cpuOf(pid) {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { own: (Number(f[11]) + Number(f[12])) / CLK_TCK, children: (Number(f[13]) + Number(f[14])) / CLK_TCK };
+  return {
+    own: (Number(f[11]) + Number(f[12])) / CLK_TCK,
+    children: (Number(f[13]) + Number(f[14])) / CLK_TCK,
+  };
 }
 
 function percentile(sorted, p) {
@@ -38,7 +58,8 @@ function percentile(sorted, p) {
 }
 
 function startApplianceChild(dataDir) {
-  if (!fs.existsSync(SERVER_ENTRY)) throw new Error('appliance-core/dist/server.js not found: run `npm run build` first');
+  if (!fs.existsSync(SERVER_ENTRY))
+    throw new Error('appliance-core/dist/server.js not found: run `npm run build` first');
   return startChild(
     'appliance',
     [...startFlags(), SERVER_ENTRY],
@@ -57,14 +78,28 @@ function startApplianceChild(dataDir) {
 
 async function startSnmpd(dir, addresses) {
   const probe = net.createServer();
-  const port = await new Promise((resolve) => probe.listen(0, '127.0.0.1', () => resolve(probe.address().port)));
+  const port = await new Promise((resolve) =>
+    probe.listen(0, '127.0.0.1', () => resolve(probe.address().port)),
+  );
   await new Promise((r) => probe.close(r));
   const conf = path.join(dir, 'snmpd.conf');
-  fs.writeFileSync(conf, `agentAddress ${addresses.map((a) => `udp:${a}:${port}`).join(',')}\nsysName bench-peer\nrocommunity benchcommunity 127.0.0.0/8\n`);
-  const child = spawn('snmpd', ['-f', '-C', '-c', conf, '-M', '/dev/null', '-I', '-smux', '-Lf', path.join(dir, 'snmpd.log')], {
-    env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin', MIBS: '', SNMP_PERSISTENT_DIR: path.join(dir, 'persist'), SNMPCONFPATH: dir },
-    stdio: 'ignore',
-  });
+  fs.writeFileSync(
+    conf,
+    `agentAddress ${addresses.map((a) => `udp:${a}:${port}`).join(',')}\nsysName bench-peer\nrocommunity benchcommunity 127.0.0.0/8\n`,
+  );
+  const child = spawn(
+    'snmpd',
+    ['-f', '-C', '-c', conf, '-M', '/dev/null', '-I', '-smux', '-Lf', path.join(dir, 'snmpd.log')],
+    {
+      env: {
+        PATH: process.env.PATH ?? '/usr/sbin:/usr/bin',
+        MIBS: '',
+        SNMP_PERSISTENT_DIR: path.join(dir, 'persist'),
+        SNMPCONFPATH: dir,
+      },
+      stdio: 'ignore',
+    },
+  );
   await sleep(1500);
   if (child.exitCode !== null) throw new Error('snmpd exited at start');
   return { child, port };
@@ -80,17 +115,22 @@ export async function runPollersBench() {
     snmp: intEnv('BENCH_POLLERS_SNMP', 1_000, 10, 10_000),
   };
   const machine = machineInfo();
-  log(`pollers bench: ${machine.cpuCores} cores (${machine.cpuModel}), node ${machine.node}; ${settings.latency} latency trackers @10 s, ${settings.ports} TCP ports @60 s, ${settings.snmp} SNMP OIDs @60 s, ${settings.durationS} s measured`);
+  log(
+    `pollers bench: ${machine.cpuCores} cores (${machine.cpuModel}), node ${machine.node}; ${settings.latency} latency trackers @10 s, ${settings.ports} TCP ports @60 s, ${settings.snmp} SNMP OIDs @60 s, ${settings.durationS} s measured`,
+  );
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-pollers-bench-'));
   const listeners = [];
   let snmpd = null;
   let appliance = null;
-  const watchdog = setTimeout(() => {
-    process.stderr.write('pollers bench: time budget exceeded, abandoning\n');
-    appliance?.child.kill('SIGKILL');
-    snmpd?.child.kill('SIGKILL');
-    process.exit(2);
-  }, (settings.durationS + 300) * 1000);
+  const watchdog = setTimeout(
+    () => {
+      process.stderr.write('pollers bench: time budget exceeded, abandoning\n');
+      appliance?.child.kill('SIGKILL');
+      snmpd?.child.kill('SIGKILL');
+      process.exit(2);
+    },
+    (settings.durationS + 300) * 1000,
+  );
   try {
     // 1. Create the database (first start), stop, seed latency and port trackers directly.
     appliance = await startApplianceChild(dataDir);
@@ -104,8 +144,12 @@ export async function runPollersBench() {
     const portPlan = [];
     db.transaction(() => {
       db.prepare('UPDATE latency_trackers SET interval = 10').run();
-      const device = db.prepare("INSERT INTO devices (label, ip_address, profile, created_at, updated_at) VALUES (?, ?, 'dash_generic', ?, ?)");
-      const latency = db.prepare('INSERT INTO latency_trackers (device_id, label, interval, timeout, lossout, created_at, updated_at) VALUES (?, ?, 10, 500, 100, ?, ?)');
+      const device = db.prepare(
+        "INSERT INTO devices (label, ip_address, profile, created_at, updated_at) VALUES (?, ?, 'dash_generic', ?, ?)",
+      );
+      const latency = db.prepare(
+        'INSERT INTO latency_trackers (device_id, label, interval, timeout, lossout, created_at, updated_at) VALUES (?, ?, 10, 500, 100, ?, ?)',
+      );
       for (let i = 1; i < settings.latency; i++) {
         const id = Number(device.run(`ping-${i}`, ipOf([127, 16], i), now, now).lastInsertRowid);
         latency.run(id, `ping-${i}`, now, now);
@@ -125,7 +169,9 @@ export async function runPollersBench() {
       }
     }
     db.transaction(() => {
-      const port = db.prepare("INSERT INTO port_trackers (device_id, port, label, interval, created_at, updated_at) VALUES (?, ?, '', 60, ?, ?)");
+      const port = db.prepare(
+        "INSERT INTO port_trackers (device_id, port, label, interval, created_at, updated_at) VALUES (?, ?, '', 60, ?, ?)",
+      );
       let made = 0;
       for (const { id, ip } of portPlan) {
         const open = listeners.filter((l) => l.ip === ip).map((l) => l.port);
@@ -152,21 +198,48 @@ export async function runPollersBench() {
     await waitReady(appliance.url);
     const token = await bearerToken(appliance.url);
     const oidsPerDevice = Math.ceil(settings.snmp / snmpAddresses.length);
-    const OIDS = ['1.3.6.1.2.1.1.3.0', '1.3.6.1.2.1.1.5.0', '1.3.6.1.2.1.2.1.0', '1.3.6.1.2.1.1.1.0', '1.3.6.1.2.1.2.2.1.10.1', '1.3.6.1.2.1.2.2.1.16.1', '1.3.6.1.2.1.2.2.1.8.1', '1.3.6.1.2.1.25.1.1.0'];
+    const OIDS = [
+      '1.3.6.1.2.1.1.3.0',
+      '1.3.6.1.2.1.1.5.0',
+      '1.3.6.1.2.1.2.1.0',
+      '1.3.6.1.2.1.1.1.0',
+      '1.3.6.1.2.1.2.2.1.10.1',
+      '1.3.6.1.2.1.2.2.1.16.1',
+      '1.3.6.1.2.1.2.2.1.8.1',
+      '1.3.6.1.2.1.25.1.1.0',
+    ];
     let made = 0;
     for (const ip of snmpAddresses) {
       const dev = await call('POST', `${appliance.url}/api/device/set`, {
         token,
-        body: { ip_address: ip, label: `snmp-${ip}`, profile: 'dash_generic', enable_snmp: true, snmpconfig: { snmp_version: 2, snmp_port: snmpd.port, snmp_community: 'benchcommunity' } },
+        body: {
+          ip_address: ip,
+          label: `snmp-${ip}`,
+          profile: 'dash_generic',
+          enable_snmp: true,
+          snmpconfig: { snmp_version: 2, snmp_port: snmpd.port, snmp_community: 'benchcommunity' },
+        },
       });
-      if (dev.status !== 200) throw new Error(`device/set: HTTP ${dev.status} ${dev.text.slice(0, 200)}`);
+      if (dev.status !== 200)
+        throw new Error(`device/set: HTTP ${dev.status} ${dev.text.slice(0, 200)}`);
       for (let k = 0; k < oidsPerDevice && made < settings.snmp; k++, made++) {
         const oid = OIDS[k % OIDS.length];
-        const res = await call('POST', `${appliance.url}/api/oid/set`, { token, body: { deviceId: dev.json.device.id, oid, datatype: oid.endsWith('.1.5.0') || oid.endsWith('.1.1.0') ? 'S' : 'I', interval: 60 } });
-        if (res.status !== 201) throw new Error(`oid/set: HTTP ${res.status} ${res.text.slice(0, 200)}`);
+        const res = await call('POST', `${appliance.url}/api/oid/set`, {
+          token,
+          body: {
+            deviceId: dev.json.device.id,
+            oid,
+            datatype: oid.endsWith('.1.5.0') || oid.endsWith('.1.1.0') ? 'S' : 'I',
+            interval: 60,
+          },
+        });
+        if (res.status !== 201)
+          throw new Error(`oid/set: HTTP ${res.status} ${res.text.slice(0, 200)}`);
       }
     }
-    log(`seeded: ${settings.latency} latency, ${settings.ports} port (${listeners.length} listening), ${made} OID trackers; warming up 60 s`);
+    log(
+      `seeded: ${settings.latency} latency, ${settings.ports} port (${listeners.length} listening), ${made} OID trackers; warming up 60 s`,
+    );
 
     // 3. Warm-up (every job has run once), then the measured window.
     await sleep(60_000);
@@ -181,13 +254,21 @@ export async function runPollersBench() {
       const which = i % 2 === 0 ? full : down;
       // Timed to the last byte, unparsed (see timedGet); the first answer of each kind is parsed
       // once, outside the timing, to prove the bench measured the real list.
-      const res = await timedGet(`${appliance.url}/api/devices${which === down ? '?status=down' : ''}`, token);
+      const res = await timedGet(
+        `${appliance.url}/api/devices${which === down ? '?status=down' : ''}`,
+        token,
+      );
       if (res.status !== 200) throw new Error(`GET /api/devices: HTTP ${res.status}`);
       which.push(res.ms);
       if (i < 2) {
         const listed = JSON.parse(res.body.toString('utf8')).devices.length;
-        if (which === full && listed < settings.latency) throw new Error(`GET /api/devices listed ${listed} devices, expected ${settings.latency + 110}`);
-        log(`GET /api/devices${which === down ? '?status=down' : ''}: ${listed} devices, ${round(res.bytes / 1e6, 2)} MB`);
+        if (which === full && listed < settings.latency)
+          throw new Error(
+            `GET /api/devices listed ${listed} devices, expected ${settings.latency + 110}`,
+          );
+        log(
+          `GET /api/devices${which === down ? '?status=down' : ''}: ${listed} devices, ${round(res.bytes / 1e6, 2)} MB`,
+        );
       }
       rssPeak = Math.max(rssPeak, memoryOf(pid).rssMb);
       await sleep(250);
@@ -201,7 +282,8 @@ export async function runPollersBench() {
     // 4. Stop (flushes the sample writer and logs the scheduler's lateness), then count samples.
     const statsLine = new Promise((resolve) => {
       const onData = (chunk) => {
-        for (const line of chunk.toString('utf8').split('\n')) if (line.includes('poller stats at stop')) resolve(JSON.parse(line));
+        for (const line of chunk.toString('utf8').split('\n'))
+          if (line.includes('poller stats at stop')) resolve(JSON.parse(line));
       };
       appliance.child.stdout.on('data', onData);
       setTimeout(() => resolve(null), 10_000).unref();
@@ -220,7 +302,12 @@ export async function runPollersBench() {
       const expectedEach = Math.floor((t1 - t0) / intervalMs);
       const ids = check.prepare(`SELECT t.id FROM ${trackers} t ${where}`).pluck().all();
       const series = new Map(ids.map((id) => [id, { n: 0, inWindow: 0, first: null, last: null }]));
-      const rows = check.prepare(`SELECT tracker_id AS id, ts FROM ${table} WHERE ts >= ? AND ts < ? ORDER BY tracker_id, ts`).raw(true).iterate(t0, t1 + 1000);
+      const rows = check
+        .prepare(
+          `SELECT tracker_id AS id, ts FROM ${table} WHERE ts >= ? AND ts < ? ORDER BY tracker_id, ts`,
+        )
+        .raw(true)
+        .iterate(t0, t1 + 1000);
       for (const [id, ts] of rows) {
         const s = series.get(id);
         if (!s) continue;
@@ -241,9 +328,17 @@ export async function runPollersBench() {
         }
         missed += Math.max(0, Math.round((s.last - s.first) / intervalMs) + 1 - s.n);
         // 1 s of slack at each end: a reading is stamped when its batch starts, up to the lateness after its due time.
-        missed += Math.floor(Math.max(0, s.first - t0 - 1000) / intervalMs) + Math.floor(Math.max(0, t1 - s.last - 1000) / intervalMs);
+        missed +=
+          Math.floor(Math.max(0, s.first - t0 - 1000) / intervalMs) +
+          Math.floor(Math.max(0, t1 - s.last - 1000) / intervalMs);
       }
-      return { trackers: series.size, expected: expectedEach * series.size, written, short, lost: missed };
+      return {
+        trackers: series.size,
+        expected: expectedEach * series.size,
+        written,
+        short,
+        lost: missed,
+      };
     };
     const samples = {
       latency: lost('latency_samples', 'latency_trackers', 10),
@@ -262,26 +357,64 @@ export async function runPollersBench() {
       scheduler: stats?.scheduler ?? null,
       engine: stats?.counters ?? null,
       writer: stats?.writer ?? null,
-      cpu: { applianceCores: round((cpu1.own - cpu0.own) / wall, 3), withChildrenCores: round((cpu1.own + cpu1.children - cpu0.own - cpu0.children) / wall, 3) },
+      cpu: {
+        applianceCores: round((cpu1.own - cpu0.own) / wall, 3),
+        withChildrenCores: round((cpu1.own + cpu1.children - cpu0.own - cpu0.children) / wall, 3),
+      },
       rss: { endMb: rss.rssMb, peakMb: Math.max(rssPeak, rss.peakRssMb) },
       api: {
-        fullList: { requests: full.length, p50: round(percentile(full.sort((a, b) => a - b), 50), 1), p99: round(percentile(full, 99), 1) },
-        statusDown: { requests: down.length, p50: round(percentile(down.sort((a, b) => a - b), 50), 1), p99: round(percentile(down, 99), 1) },
+        fullList: {
+          requests: full.length,
+          p50: round(
+            percentile(
+              full.sort((a, b) => a - b),
+              50,
+            ),
+            1,
+          ),
+          p99: round(percentile(full, 99), 1),
+        },
+        statusDown: {
+          requests: down.length,
+          p50: round(
+            percentile(
+              down.sort((a, b) => a - b),
+              50,
+            ),
+            1,
+          ),
+          p99: round(percentile(down, 99), 1),
+        },
       },
     };
     const errors = appliance.entry.output.filter((line) => line.includes('"level":50')).slice(0, 3);
     for (const line of errors) log(`appliance error: ${line.slice(0, 600)}`);
-    for (const [kind, s] of Object.entries(samples)) log(`${kind}: ${s.trackers} trackers, expected ${s.expected}, written ${s.written} (short of the window count: ${s.short}), lost ${s.lost}`);
+    for (const [kind, s] of Object.entries(samples))
+      log(
+        `${kind}: ${s.trackers} trackers, expected ${s.expected}, written ${s.written} (short of the window count: ${s.short}), lost ${s.lost}`,
+      );
     log(`engine: ${JSON.stringify(result.engine)}; writer: ${JSON.stringify(result.writer)}`);
-    log(`scheduler lateness: worst 5-s p99 ${result.lateness?.worstP99 ?? '?'} ms, worst max ${result.lateness?.worstMax ?? '?'} ms; overruns ${result.scheduler?.overruns ?? '?'}, failures ${result.scheduler?.failures ?? '?'}`);
-    log(`cpu: appliance ${result.cpu.applianceCores} cores, with children (fping) ${result.cpu.withChildrenCores} cores; RSS end ${result.rss.endMb} MB, peak ${result.rss.peakMb} MB`);
-    log(`GET /api/devices (all ${settings.latency + 110} devices): p50 ${result.api.fullList.p50} ms, p99 ${result.api.fullList.p99} ms; ?status=down: p50 ${result.api.statusDown.p50} ms, p99 ${result.api.statusDown.p99} ms`);
+    log(
+      `scheduler lateness: worst 5-s p99 ${result.lateness?.worstP99 ?? '?'} ms, worst max ${result.lateness?.worstMax ?? '?'} ms; overruns ${result.scheduler?.overruns ?? '?'}, failures ${result.scheduler?.failures ?? '?'}`,
+    );
+    log(
+      `cpu: appliance ${result.cpu.applianceCores} cores, with children (fping) ${result.cpu.withChildrenCores} cores; RSS end ${result.rss.endMb} MB, peak ${result.rss.peakMb} MB`,
+    );
+    log(
+      `GET /api/devices (all ${settings.latency + 110} devices): p50 ${result.api.fullList.p50} ms, p99 ${result.api.fullList.p99} ms; ?status=down: p50 ${result.api.statusDown.p50} ms, p99 ${result.api.statusDown.p99} ms`,
+    );
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
-    fs.writeFileSync(path.join(RESULTS_DIR, 'pollers-latest.json'), `${JSON.stringify(result, null, 2)}\n`);
+    fs.writeFileSync(
+      path.join(RESULTS_DIR, 'pollers-latest.json'),
+      `${JSON.stringify(result, null, 2)}\n`,
+    );
     return 0;
   } catch (err) {
     process.stderr.write(`pollers bench FAILED: ${err?.stack ?? err}\n`);
-    for (const line of appliance?.entry.output.filter((l) => l.includes('"level":50')).slice(0, 3) ?? []) process.stderr.write(`appliance error: ${line.slice(0, 800)}\n`);
+    for (const line of appliance?.entry.output
+      .filter((l) => l.includes('"level":50'))
+      .slice(0, 3) ?? [])
+      process.stderr.write(`appliance error: ${line.slice(0, 800)}\n`);
     return 1;
   } finally {
     clearTimeout(watchdog);

@@ -10,14 +10,30 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, startAppliance, type Harness, type RequestOptions, type Response } from '../../../../test/harness/appliance.js';
+import {
+  ADMIN_PASSWORD,
+  startAppliance,
+  type Harness,
+  type RequestOptions,
+  type Response,
+} from '../../../../test/harness/appliance.js';
 import { hashToken } from '../../platform/security/tokens.js';
 import { totpCodeAt } from '../../platform/security/totp.js';
 
 const INVALID = { status: false, hasError: true, message: 'Invalid Username/Password' };
 const TOTP_REQUIRED = { status: false, hasError: true, message: 'TOTP Required' };
 const UNAUTHENTICATED = { status: false, hasError: true, message: 'Unauthenticated.' };
-const ME_KEYS = ['active', 'auth_source', 'created_at', 'email', 'first_name', 'id', 'last_name', 'updated_at', 'username'];
+const ME_KEYS = [
+  'active',
+  'auth_source',
+  'created_at',
+  'email',
+  'first_name',
+  'id',
+  'last_name',
+  'updated_at',
+  'username',
+];
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?(Z|[+-]\d{2}:\d{2})$/;
 const HOUR_MS = 3_600_000;
 
@@ -29,7 +45,12 @@ interface Account {
 }
 
 /** Every response: security headers present, never a stack trace or an internal path. */
-async function call<T = any>(h: Harness, method: string, path: string, options: RequestOptions = {}): Promise<Response<T>> {
+async function call<T = any>(
+  h: Harness,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<Response<T>> {
   const res = await h.request<T>(method, path, options);
   expect(res.headers['strict-transport-security']).toMatch(/max-age=\d+/);
   expect(res.headers['x-content-type-options']).toBe('nosniff');
@@ -56,21 +77,40 @@ describe('sign-in and session (shared appliance)', () => {
   let alice: Account;
   let client = 0;
 
-  const req = <T = any>(method: string, path: string, options: RequestOptions = {}) => call<T>(h, method, path, options);
+  const req = <T = any>(method: string, path: string, options: RequestOptions = {}) =>
+    call<T>(h, method, path, options);
 
   /** POST /api/login from a fresh client address (see the header comment). */
   const signIn = (body: unknown, options: Omit<RequestOptions, 'body'> = {}) => {
     client++;
     const address = `198.51.${Math.floor(client / 250)}.${(client % 250) + 1}`;
-    return req('POST', '/api/login', { ...options, body, headers: { 'x-forwarded-for': address, ...options.headers } });
+    return req('POST', '/api/login', {
+      ...options,
+      body,
+      headers: { 'x-forwarded-for': address, ...options.headers },
+    });
   };
 
   const tokenRow = (plaintext: string) =>
-    h.appliance.db.prepare('SELECT * FROM access_tokens WHERE token_hash = ?').get(hashToken(plaintext)) as
-      | { id: number; user_id: number; name: string; kind: string; created_at: number; expires_at: number; revoked_at: number | null }
+    h.appliance.db
+      .prepare('SELECT * FROM access_tokens WHERE token_hash = ?')
+      .get(hashToken(plaintext)) as
+      | {
+          id: number;
+          user_id: number;
+          name: string;
+          kind: string;
+          created_at: number;
+          expires_at: number;
+          revoked_at: number | null;
+        }
       | undefined;
   const counts = () =>
-    h.appliance.db.prepare('SELECT (SELECT COUNT(*) FROM access_tokens) AS tokens, (SELECT COUNT(*) FROM web_sessions) AS sessions').get() as {
+    h.appliance.db
+      .prepare(
+        'SELECT (SELECT COUNT(*) FROM access_tokens) AS tokens, (SELECT COUNT(*) FROM web_sessions) AS sessions',
+      )
+      .get() as {
       tokens: number;
       sessions: number;
     };
@@ -101,20 +141,32 @@ describe('sign-in and session (shared appliance)', () => {
       expect(res.body).toEqual({
         status: 201,
         hasError: false,
-        user: { id: alice.id, email: 'alice@example.test', name: expect.stringMatching(/^Test User \d+$/) },
+        user: {
+          id: alice.id,
+          email: 'alice@example.test',
+          name: expect.stringMatching(/^Test User \d+$/),
+        },
         access_token: expect.stringMatching(/^\S{32,}$/),
       });
       const me = await req('GET', '/api/me', { token: res.body.access_token });
       expect(me.status).toBe(200);
       expect(me.body.id).toBe(alice.id);
       expect(res.body.user.name).toBe(`${me.body.first_name} ${me.body.last_name}`);
-      expect(tokenRow(res.body.access_token)).toMatchObject({ user_id: alice.id, kind: 'login', revoked_at: null });
+      expect(tokenRow(res.body.access_token)).toMatchObject({
+        user_id: alice.id,
+        kind: 'login',
+        revoked_at: null,
+      });
     });
 
     it('signs in by email address', async () => {
       const res = await signIn({ email: 'alice@example.test', password: alice.password });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ status: 201, hasError: false, user: { id: alice.id, email: 'alice@example.test' } });
+      expect(res.body).toMatchObject({
+        status: 201,
+        hasError: false,
+        user: { id: alice.id, email: 'alice@example.test' },
+      });
       expect(await meStatus(res.body.access_token)).toBe(200);
     });
 
@@ -148,7 +200,10 @@ describe('sign-in and session (shared appliance)', () => {
 
     it('refuses a deactivated user the same way, even with the right password', async () => {
       const bob = await h.userWith([], { username: 'bob' });
-      const saved = await req('POST', '/api/saveUser', { token: admin.token, body: { user: bob.id, active: false } });
+      const saved = await req('POST', '/api/saveUser', {
+        token: admin.token,
+        body: { user: bob.id, active: false },
+      });
       expect(saved.body).toEqual({ status: 201 });
       const before = counts();
       for (const login of [bob.username, 'bob@example.test']) {
@@ -187,23 +242,45 @@ describe('sign-in and session (shared appliance)', () => {
 
     it("names the token after browser_id, or 'authToken' without one", async () => {
       const id = browserId();
-      const named = await signIn({ email: alice.username, password: alice.password, browser_id: id });
+      const named = await signIn({
+        email: alice.username,
+        password: alice.password,
+        browser_id: id,
+      });
       expect(named.body.status).toBe(201);
       expect(tokenRow(named.body.access_token)?.name).toBe(id);
       let listing = await req('GET', '/api/tokens', { token: named.body.access_token });
-      expect(listing.body.tokens[0]).toMatchObject({ id: tokenRow(named.body.access_token)!.id, name: id, revoked: false });
+      expect(listing.body.tokens[0]).toMatchObject({
+        id: tokenRow(named.body.access_token)!.id,
+        name: id,
+        revoked: false,
+      });
 
       const plain = await signIn({ email: alice.username, password: alice.password });
       expect(tokenRow(plain.body.access_token)?.name).toBe('authToken');
       listing = await req('GET', '/api/tokens', { token: plain.body.access_token });
-      expect(listing.body.tokens[0]).toMatchObject({ id: tokenRow(plain.body.access_token)!.id, name: 'authToken', revoked: false });
+      expect(listing.body.tokens[0]).toMatchObject({
+        id: tokenRow(plain.body.access_token)!.id,
+        name: 'authToken',
+        revoked: false,
+      });
     });
 
     it('answers 422 for a browser_id not of the form spa:<uuid>:<fp>', async () => {
       const message = 'The browser id field format is invalid.';
       const before = counts();
-      for (const bad of ['browser-1', 'spa:1234:fp', `spa:${crypto.randomUUID()}:`, `spa:${crypto.randomUUID()}:has space`, `web:${crypto.randomUUID()}:fp`]) {
-        const res = await signIn({ email: alice.username, password: alice.password, browser_id: bad });
+      for (const bad of [
+        'browser-1',
+        'spa:1234:fp',
+        `spa:${crypto.randomUUID()}:`,
+        `spa:${crypto.randomUUID()}:has space`,
+        `web:${crypto.randomUUID()}:fp`,
+      ]) {
+        const res = await signIn({
+          email: alice.username,
+          password: alice.password,
+          browser_id: bad,
+        });
         expect(res.status, bad).toBe(422);
         expect(res.body).toEqual({ message, errors: { browser_id: [message] } });
       }
@@ -212,13 +289,25 @@ describe('sign-in and session (shared appliance)', () => {
 
     it('revokes the earlier token of the same browser on a second sign-in (and ends its session); other browsers keep theirs', async () => {
       const id = browserId('laptop');
-      const elsewhere = await signIn({ email: alice.username, password: alice.password, browser_id: browserId('phone') });
-      const first = await signIn({ email: alice.username, password: alice.password, browser_id: id });
+      const elsewhere = await signIn({
+        email: alice.username,
+        password: alice.password,
+        browser_id: browserId('phone'),
+      });
+      const first = await signIn({
+        email: alice.username,
+        password: alice.password,
+        browser_id: id,
+      });
       const firstCookie = cookieOf(first);
       expect(await meStatus(first.body.access_token)).toBe(200);
       expect(await sessionLive(firstCookie)).toBe(true);
 
-      const second = await signIn({ email: alice.username, password: alice.password, browser_id: id });
+      const second = await signIn({
+        email: alice.username,
+        password: alice.password,
+        browser_id: id,
+      });
       expect(second.body.status).toBe(201);
       expect(await meStatus(first.body.access_token)).toBe(401);
       expect(await sessionLive(firstCookie)).toBe(false);
@@ -226,18 +315,32 @@ describe('sign-in and session (shared appliance)', () => {
       expect(await sessionLive(cookieOf(second))).toBe(true);
       expect(await meStatus(elsewhere.body.access_token)).toBe(200);
       const listing = await req('GET', '/api/tokens', { token: second.body.access_token });
-      expect(listing.body.tokens.find((t: { id: number }) => t.id === tokenRow(first.body.access_token)!.id)).toMatchObject({ name: id, revoked: true });
+      expect(
+        listing.body.tokens.find(
+          (t: { id: number }) => t.id === tokenRow(first.body.access_token)!.id,
+        ),
+      ).toMatchObject({ name: id, revoked: true });
     });
 
     it('refuses text/plain and form bodies with 415, before reading them', async () => {
       const before = counts();
       for (const raw of [
-        { contentType: 'text/plain', data: JSON.stringify({ email: 'admin', password: ADMIN_PASSWORD }) },
-        { contentType: 'application/x-www-form-urlencoded', data: `email=admin&password=${ADMIN_PASSWORD}` },
+        {
+          contentType: 'text/plain',
+          data: JSON.stringify({ email: 'admin', password: ADMIN_PASSWORD }),
+        },
+        {
+          contentType: 'application/x-www-form-urlencoded',
+          data: `email=admin&password=${ADMIN_PASSWORD}`,
+        },
       ]) {
         const res = await req('POST', '/api/login', { raw });
         expect(res.status).toBe(415);
-        expect(res.body).toEqual({ status: false, hasError: true, message: 'Unsupported Media Type: this endpoint accepts application/json.' });
+        expect(res.body).toEqual({
+          status: false,
+          hasError: true,
+          message: 'Unsupported Media Type: this endpoint accepts application/json.',
+        });
       }
       expect(counts()).toEqual(before);
     });
@@ -249,7 +352,10 @@ describe('sign-in and session (shared appliance)', () => {
         `{"email":"admin","password":"${ADMIN_PASSWORD}","__proto__":{"isAdmin":true}}`,
         `{"email":"admin","password":"${ADMIN_PASSWORD}","constructor":{"prototype":{"isAdmin":true}}}`,
       ]) {
-        const res = await req('POST', '/api/login', { raw: { contentType: 'application/json', data }, headers: { 'x-forwarded-for': '192.0.2.77' } });
+        const res = await req('POST', '/api/login', {
+          raw: { contentType: 'application/json', data },
+          headers: { 'x-forwarded-for': '192.0.2.77' },
+        });
         expect(res.status).toBe(422);
         expect(res.body).toEqual({ message, errors: { body: [message] } });
         expect(sessionCookieHeader(res)).toBeUndefined();
@@ -261,18 +367,29 @@ describe('sign-in and session (shared appliance)', () => {
     it('answers malformed JSON with 422 {message, errors}', async () => {
       const message = 'The request body is not valid JSON.';
       for (const data of ['{"email":"admin",', "{'email':'admin'}", '[1,2']) {
-        const res = await req('POST', '/api/login', { raw: { contentType: 'application/json', data }, headers: { 'x-forwarded-for': '192.0.2.78' } });
+        const res = await req('POST', '/api/login', {
+          raw: { contentType: 'application/json', data },
+          headers: { 'x-forwarded-for': '192.0.2.78' },
+        });
         expect(res.status, data).toBe(422);
         expect(res.body).toEqual({ message, errors: { body: [message] } });
       }
     });
 
     it('counts sign-ins per client address: the 11th from one address gets 429, another address is still served', async () => {
-      const attempt = (address: string) => req('POST', '/api/login', { body: { email: 'nobody', password: 'x' }, headers: { 'x-forwarded-for': address } });
+      const attempt = (address: string) =>
+        req('POST', '/api/login', {
+          body: { email: 'nobody', password: 'x' },
+          headers: { 'x-forwarded-for': address },
+        });
       for (let i = 0; i < 10; i++) expect((await attempt('203.0.113.10')).body).toEqual(INVALID);
       const limited = await attempt('203.0.113.10');
       expect(limited.status).toBe(429);
-      expect(limited.body).toEqual({ status: false, hasError: true, message: expect.stringMatching(/^Too Many Attempts\. Retry after \d+ seconds\.$/) });
+      expect(limited.body).toEqual({
+        status: false,
+        hasError: true,
+        message: expect.stringMatching(/^Too Many Attempts\. Retry after \d+ seconds\.$/),
+      });
       const fresh = await attempt('203.0.113.11');
       expect(fresh.status).toBe(200);
       expect(fresh.body).toEqual(INVALID);
@@ -283,9 +400,17 @@ describe('sign-in and session (shared appliance)', () => {
   describe('two-step sign-in with MFA', () => {
     it('asks for a TOTP, refuses a wrong or replayed one, accepts a fresh one', async () => {
       const carol = await h.userWith([], { username: 'carol' });
-      const generated = await req('POST', '/api/generateMfa', { token: admin.token, body: { userId: carol.id } });
+      const generated = await req('POST', '/api/generateMfa', {
+        token: admin.token,
+        body: { userId: carol.id },
+      });
       expect(generated.status).toBe(200);
-      expect(generated.body).toMatchObject({ status: true, pending: true, username: 'carol', mfaKey: expect.any(String) });
+      expect(generated.body).toMatchObject({
+        status: true,
+        pending: true,
+        username: 'carol',
+        mfaKey: expect.any(String),
+      });
       const secret = generated.body.mfaKey as string;
 
       // Staged only: sign-in does not ask for a code yet.
@@ -293,13 +418,19 @@ describe('sign-in and session (shared appliance)', () => {
       expect(staged.body.status).toBe(201);
 
       const confirmCode = totpCodeAt(secret, h.clock.now());
-      const confirmed = await req('POST', '/api/confirmMfa', { token: admin.token, body: { userId: carol.id, code: confirmCode } });
+      const confirmed = await req('POST', '/api/confirmMfa', {
+        token: admin.token,
+        body: { userId: carol.id, code: confirmCode },
+      });
       expect(confirmed.status).toBe(200);
       expect(confirmed.body).toEqual({ status: true, message: expect.any(String) });
 
       const before = counts();
       // Password right, no code (or a blank one): TOTP Required, nothing issued.
-      for (const body of [{ email: 'carol', password: carol.password }, { email: 'carol', password: carol.password, totp: '  ' }]) {
+      for (const body of [
+        { email: 'carol', password: carol.password },
+        { email: 'carol', password: carol.password, totp: '  ' },
+      ]) {
         const res = await signIn(body);
         expect(res.status).toBe(200);
         expect(res.body).toEqual(TOTP_REQUIRED);
@@ -308,20 +439,33 @@ describe('sign-in and session (shared appliance)', () => {
       // Password wrong, no code: the password failure, never a hint that MFA is on.
       expect((await signIn({ email: 'carol', password: 'Wrong-Passw0rd' })).body).toEqual(INVALID);
       // The code spent on confirmation cannot sign in.
-      expect((await signIn({ email: 'carol', password: carol.password, totp: confirmCode })).body).toEqual(INVALID);
+      expect(
+        (await signIn({ email: 'carol', password: carol.password, totp: confirmCode })).body,
+      ).toEqual(INVALID);
 
       h.clock.advance(30_000);
       const code = totpCodeAt(secret, h.clock.now());
       const wrong = String((Number(code) + 500_000) % 1_000_000).padStart(6, '0');
-      expect((await signIn({ email: 'carol', password: carol.password, totp: wrong })).body).toEqual(INVALID);
-      expect((await signIn({ email: 'carol', password: carol.password, totp: 'abcdef' })).body).toEqual(INVALID);
+      expect(
+        (await signIn({ email: 'carol', password: carol.password, totp: wrong })).body,
+      ).toEqual(INVALID);
+      expect(
+        (await signIn({ email: 'carol', password: carol.password, totp: 'abcdef' })).body,
+      ).toEqual(INVALID);
       // A wrong password does not spend the code.
-      expect((await signIn({ email: 'carol', password: 'Wrong-Passw0rd', totp: code })).body).toEqual(INVALID);
+      expect(
+        (await signIn({ email: 'carol', password: 'Wrong-Passw0rd', totp: code })).body,
+      ).toEqual(INVALID);
       expect(counts()).toEqual(before);
 
       const ok = await signIn({ email: 'carol', password: carol.password, totp: code });
       expect(ok.status).toBe(200);
-      expect(ok.body).toEqual({ status: 201, hasError: false, user: { id: carol.id, email: 'carol@example.test', name: expect.any(String) }, access_token: expect.any(String) });
+      expect(ok.body).toEqual({
+        status: 201,
+        hasError: false,
+        user: { id: carol.id, email: 'carol@example.test', name: expect.any(String) },
+        access_token: expect.any(String),
+      });
       expect(await meStatus(ok.body.access_token)).toBe(200);
 
       // Replay of the same code (same 30-second step): refused.
@@ -330,7 +474,11 @@ describe('sign-in and session (shared appliance)', () => {
       expect(sessionCookieHeader(replay)).toBeUndefined();
 
       h.clock.advance(30_000);
-      const next = await signIn({ email: 'carol', password: carol.password, totp: totpCodeAt(secret, h.clock.now()) });
+      const next = await signIn({
+        email: 'carol',
+        password: carol.password,
+        totp: totpCodeAt(secret, h.clock.now()),
+      });
       expect(next.body.status).toBe(201);
     });
   });
@@ -420,13 +568,21 @@ describe('sign-in and session (shared appliance)', () => {
     it('is public: 200 {status: 201, hasError: false, data: {hostname, sessionId: false}} without credentials', async () => {
       const res = await req('POST', '/api/information');
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ status: 201, hasError: false, data: { hostname: os.hostname(), sessionId: false } });
+      expect(res.body).toEqual({
+        status: 201,
+        hasError: false,
+        data: { hostname: os.hostname(), sessionId: false },
+      });
       expect(typeof res.body.data.hostname).toBe('string');
     });
 
     it('does not count a bearer token or a forged cookie as a browser session', async () => {
-      expect((await req('POST', '/api/information', { token: alice.token })).body.data.sessionId).toBe(false);
-      expect(await sessionLive(`appliance_session=${crypto.randomBytes(32).toString('base64url')}`)).toBe(false);
+      expect(
+        (await req('POST', '/api/information', { token: alice.token })).body.data.sessionId,
+      ).toBe(false);
+      expect(
+        await sessionLive(`appliance_session=${crypto.randomBytes(32).toString('base64url')}`),
+      ).toBe(false);
       expect(await sessionLive(`appliance_session=${'x'.repeat(600)}`)).toBe(false);
     });
   });
@@ -448,13 +604,21 @@ describe('sign-in and session (shared appliance)', () => {
         created_at: expect.stringMatching(ISO_8601),
         updated_at: expect.stringMatching(ISO_8601),
       });
-      expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(res.body.created_at));
+      expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(
+        Date.parse(res.body.created_at),
+      );
       expect(res.text).not.toMatch(/password|totp|remember|secret|hash/i);
     });
 
     it('answers the admin with its own record', async () => {
       const res = await req('GET', '/api/me', { token: admin.token });
-      expect(res.body).toMatchObject({ id: 1, username: 'admin', email: 'admin@appliance.local', active: true, auth_source: 'local' });
+      expect(res.body).toMatchObject({
+        id: 1,
+        username: 'admin',
+        email: 'admin@appliance.local',
+        active: true,
+        auth_source: 'local',
+      });
     });
 
     it('answers 401 {status: false, hasError: true, message} without a valid bearer token', async () => {
@@ -464,7 +628,11 @@ describe('sign-in and session (shared appliance)', () => {
         { token: 'garbage' },
         { token: `${alice.token}x` },
         { token: 'x'.repeat(600) },
-        { headers: { authorization: `Basic ${Buffer.from(`alice:${alice.password}`).toString('base64')}` } },
+        {
+          headers: {
+            authorization: `Basic ${Buffer.from(`alice:${alice.password}`).toString('base64')}`,
+          },
+        },
         { headers: { authorization: alice.token } },
         // A browser session cookie is not a credential for the API.
         { cookie: cookieOf(signedIn) },
@@ -521,11 +689,14 @@ describe('sign-in rate limit (own appliance, default proxy settings)', () => {
   });
 
   it('serves 10 sign-ins a minute from one client, then 429 with Retry-After and the legacy body', async () => {
-    const login = (body: unknown, headers: Record<string, string> = {}) => call(h, 'POST', '/api/login', { body, headers });
+    const login = (body: unknown, headers: Record<string, string> = {}) =>
+      call(h, 'POST', '/api/login', { body, headers });
     // One success among the ten: it also shows the configured token lifetime is applied.
     const ok = await login({ email: 'admin', password: ADMIN_PASSWORD });
     expect(ok.body.status).toBe(201);
-    const row = h.appliance.db.prepare('SELECT created_at, expires_at FROM access_tokens WHERE token_hash = ?').get(hashToken(ok.body.access_token)) as {
+    const row = h.appliance.db
+      .prepare('SELECT created_at, expires_at FROM access_tokens WHERE token_hash = ?')
+      .get(hashToken(ok.body.access_token)) as {
       created_at: number;
       expires_at: number;
     };
@@ -542,11 +713,18 @@ describe('sign-in rate limit (own appliance, default proxy settings)', () => {
     expect(retryAfter).toMatch(/^\d+$/);
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
     expect(Number(retryAfter)).toBeLessThanOrEqual(60);
-    expect(limited.body).toEqual({ status: false, hasError: true, message: `Too Many Attempts. Retry after ${retryAfter} seconds.` });
+    expect(limited.body).toEqual({
+      status: false,
+      hasError: true,
+      message: `Too Many Attempts. Retry after ${retryAfter} seconds.`,
+    });
     expect(sessionCookieHeader(limited)).toBeUndefined();
 
     // X-Forwarded-For is not trusted without a configured proxy: it does not open a new bucket.
-    const spoofed = await login({ email: 'admin', password: ADMIN_PASSWORD }, { 'x-forwarded-for': '198.51.100.99' });
+    const spoofed = await login(
+      { email: 'admin', password: ADMIN_PASSWORD },
+      { 'x-forwarded-for': '198.51.100.99' },
+    );
     expect(spoofed.status).toBe(429);
 
     // Other endpoints are not throttled by it, and the token issued before still works.

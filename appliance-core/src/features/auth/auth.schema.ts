@@ -3,7 +3,12 @@ import { Type } from '@sinclair/typebox';
 export const LoginBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 255, description: 'Username or email address' }),
   password: Type.String({ minLength: 1, maxLength: 1024 }),
-  totp: Type.Optional(Type.String({ maxLength: 16, description: 'TOTP code, sent on the second call after "TOTP Required"' })),
+  totp: Type.Optional(
+    Type.String({
+      maxLength: 16,
+      description: 'TOTP code, sent on the second call after "TOTP Required"',
+    }),
+  ),
   browser_id: Type.Optional(
     Type.String({
       maxLength: 255,
@@ -25,7 +30,12 @@ export const WebSessionResult = Type.Object({ status: Type.Literal(true) });
 export const Information = Type.Object({
   status: Type.Literal(201),
   hasError: Type.Literal(false),
-  data: Type.Object({ hostname: Type.String(), sessionId: Type.Boolean({ description: 'true when the request carries a live browser session' }) }),
+  data: Type.Object({
+    hostname: Type.String(),
+    sessionId: Type.Boolean({
+      description: 'true when the request carries a live browser session',
+    }),
+  }),
 });
 
 export const Me = Type.Object({

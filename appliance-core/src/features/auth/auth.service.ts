@@ -3,14 +3,25 @@
  * login token and its companion browser session.
  */
 import type { CoreContext } from '../../platform/context.js';
-import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from '../../platform/security/password.js';
+import {
+  dummyPasswordHash,
+  hashPassword,
+  needsRehash,
+  verifyPassword,
+} from '../../platform/security/password.js';
 import { verifyTotp } from '../../platform/security/totp.js';
 import { HOUR_MS } from '../../platform/time/time.js';
 import { revokeLoginTokensNamed, type TokenService } from '../tokens/index.js';
 import { consumeTotpStep, findUserByLogin, updateUser, type UserRow } from '../users/index.js';
 
 export type LoginOutcome =
-  | { kind: 'ok'; user: UserRow; token: string; tokenId: number; session: { cookie: string; expiresAt: number } }
+  | {
+      kind: 'ok';
+      user: UserRow;
+      token: string;
+      tokenId: number;
+      session: { cookie: string; expiresAt: number };
+    }
   | { kind: 'totp-required' }
   | { kind: 'invalid' };
 
@@ -19,21 +30,39 @@ export const DEFAULT_TOKEN_NAME = 'authToken';
 export async function login(
   ctx: CoreContext,
   tokens: TokenService,
-  input: { login: string; password: string; totp?: string | undefined; browserId?: string | undefined },
+  input: {
+    login: string;
+    password: string;
+    totp?: string | undefined;
+    browserId?: string | undefined;
+  },
 ): Promise<LoginOutcome> {
   const user = findUserByLogin(ctx.db, input.login);
   const usable = user && user.active === 1 && user.password_hash !== null;
-  const passwordOk = await verifyPassword(input.password, usable ? user.password_hash : await dummyPasswordHash());
+  const passwordOk = await verifyPassword(
+    input.password,
+    usable ? user.password_hash : await dummyPasswordHash(),
+  );
   if (!usable || !passwordOk) return { kind: 'invalid' };
 
   if (user.totp_secret) {
     if (input.totp === undefined || input.totp.trim() === '') return { kind: 'totp-required' };
-    const step = verifyTotp(ctx.secrets.open(user.totp_secret), input.totp, user.totp_last_step, ctx.clock.now());
+    const step = verifyTotp(
+      ctx.secrets.open(user.totp_secret),
+      input.totp,
+      user.totp_last_step,
+      ctx.clock.now(),
+    );
     if (step === null || !consumeTotpStep(ctx.db, user.id, step)) return { kind: 'invalid' };
   }
 
   if (needsRehash(user.password_hash as string)) {
-    updateUser(ctx.db, user.id, { password_hash: await hashPassword(input.password) }, ctx.clock.now());
+    updateUser(
+      ctx.db,
+      user.id,
+      { password_hash: await hashPassword(input.password) },
+      ctx.clock.now(),
+    );
   }
 
   const name = input.browserId ?? DEFAULT_TOKEN_NAME;
@@ -43,6 +72,12 @@ export async function login(
     if (input.browserId) revokeLoginTokensNamed(ctx.db, user.id, name, ctx.clock.now());
     const minted = tokens.mint({ userId: user.id, name, kind: 'login', ttlMs });
     const session = tokens.openSession(user.id, minted.id, minted.expiresAt);
-    return { kind: 'ok' as const, user, token: minted.plaintext, tokenId: minted.id, session: { cookie: session.cookie, expiresAt: minted.expiresAt } };
+    return {
+      kind: 'ok' as const,
+      user,
+      token: minted.plaintext,
+      tokenId: minted.id,
+      session: { cookie: session.cookie, expiresAt: minted.expiresAt },
+    };
   })();
 }

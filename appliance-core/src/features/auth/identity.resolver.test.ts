@@ -20,14 +20,18 @@ describe('identity cache invalidation', () => {
   it('serves repeated requests from the cache and still sees a revocation written by raw SQL', async () => {
     expect((await me()).status).toBe(200);
     expect((await me()).status).toBe(200);
-    h.appliance.db.prepare('UPDATE access_tokens SET revoked_at = ? WHERE revoked_at IS NULL').run(Date.now());
+    h.appliance.db
+      .prepare('UPDATE access_tokens SET revoked_at = ? WHERE revoked_at IS NULL')
+      .run(Date.now());
     expect((await me()).status).toBe(401);
     token = await h.login();
   });
 
   it('sees an expiry moved into the past, a deactivation and a permission change', async () => {
     expect((await me()).status).toBe(200);
-    h.appliance.db.prepare('UPDATE access_tokens SET expires_at = 1 WHERE revoked_at IS NULL').run();
+    h.appliance.db
+      .prepare('UPDATE access_tokens SET expires_at = 1 WHERE revoked_at IS NULL')
+      .run();
     expect((await me()).status).toBe(401);
     token = await h.login();
 
@@ -42,10 +46,22 @@ describe('identity cache invalidation', () => {
 
   it('sees a tag restriction added to a user', async () => {
     const user = await h.userWith(['users']);
-    const tagId = Number(h.appliance.db.prepare(`INSERT INTO tags (slug, name, type) VALUES ('cache-site', 'Site', 'device')`).run().lastInsertRowid);
-    expect((await h.request('GET', '/api/getUsers', { token: user.token })).body.users.find((u: { id: number }) => u.id === user.id).tags).toEqual([]);
-    h.appliance.db.prepare(`INSERT INTO user_tags (user_id, tag_id) VALUES (?, ?)`).run(user.id, tagId);
+    const tagId = Number(
+      h.appliance.db
+        .prepare(`INSERT INTO tags (slug, name, type) VALUES ('cache-site', 'Site', 'device')`)
+        .run().lastInsertRowid,
+    );
+    expect(
+      (await h.request('GET', '/api/getUsers', { token: user.token })).body.users.find(
+        (u: { id: number }) => u.id === user.id,
+      ).tags,
+    ).toEqual([]);
+    h.appliance.db
+      .prepare(`INSERT INTO user_tags (user_id, tag_id) VALUES (?, ?)`)
+      .run(user.id, tagId);
     const after = await h.request('GET', '/api/getUsers', { token: user.token });
-    expect(after.body.users.find((u: { id: number }) => u.id === user.id).tags).toEqual(['cache-site']);
+    expect(after.body.users.find((u: { id: number }) => u.id === user.id).tags).toEqual([
+      'cache-site',
+    ]);
   });
 });

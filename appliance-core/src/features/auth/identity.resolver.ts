@@ -17,7 +17,12 @@ import type { Identity, IdentityResolver, IdentityUser } from '../../platform/ht
 import { SUPER_ADMIN } from '../../platform/http/identity.js';
 import { hashToken } from '../../platform/security/tokens.js';
 import type { Clock } from '../../platform/time/time.js';
-import { prepareBearerLookup, prepareSessionLookup, SCOPES, type TokenService } from '../tokens/index.js';
+import {
+  prepareBearerLookup,
+  prepareSessionLookup,
+  SCOPES,
+  type TokenService,
+} from '../tokens/index.js';
 import { findUserById, permissionSlugsOf, tagsOf } from '../users/index.js';
 
 interface Profile {
@@ -47,8 +52,16 @@ const WATCHED: readonly WatchedTable[] = [
   { table: 'permissions' },
   { table: 'tags' },
   // A new token or session cannot be in the cache yet; everything else can change access.
-  { table: 'access_tokens', updateOf: 'user_id, revoked_at, expires_at, token_hash, scopes', ignoreInsert: true },
-  { table: 'web_sessions', updateOf: 'user_id, ended_at, expires_at, session_hash', ignoreInsert: true },
+  {
+    table: 'access_tokens',
+    updateOf: 'user_id, revoked_at, expires_at, token_hash, scopes',
+    ignoreInsert: true,
+  },
+  {
+    table: 'web_sessions',
+    updateOf: 'user_id, ended_at, expires_at, session_hash',
+    ignoreInsert: true,
+  },
 ];
 
 export class CachedIdentityResolver implements IdentityResolver {
@@ -88,7 +101,12 @@ export class CachedIdentityResolver implements IdentityResolver {
     if (!row || row.revoked_at !== null || row.expires_at <= now || row.active !== 1) return null;
     const profile = this.profile(row.user_id, row.access_version);
     if (!profile) return null;
-    const identity: Identity = { ...profile, tokenId: row.id, sessionId: null, scopes: JSON.parse(row.scopes) as string[] };
+    const identity: Identity = {
+      ...profile,
+      tokenId: row.id,
+      sessionId: null,
+      scopes: JSON.parse(row.scopes) as string[],
+    };
     if (this.bearers.size >= MAX_BEARERS) this.bearers.clear();
     this.bearers.set(token, { epoch, tokenId: row.id, expiresAt: row.expires_at, identity });
     this.tokens.noteUse(row.id);
@@ -98,7 +116,8 @@ export class CachedIdentityResolver implements IdentityResolver {
   fromSession(cookie: string): Identity | null {
     if (cookie.length > 512) return null;
     const row = this.sessionLookup(hashToken(cookie));
-    if (!row || row.ended_at !== null || row.expires_at <= this.clock.now() || row.active !== 1) return null;
+    if (!row || row.ended_at !== null || row.expires_at <= this.clock.now() || row.active !== 1)
+      return null;
     const profile = this.profile(row.user_id, row.access_version);
     if (!profile) return null;
     return { ...profile, tokenId: null, sessionId: row.id, scopes: SCOPES };

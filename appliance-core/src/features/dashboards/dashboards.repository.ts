@@ -5,13 +5,27 @@ import type { DB } from '../../platform/db/database.js';
 
 export type JsonObject = Record<string, unknown>;
 
-export function getDashboards(db: DB, userId: number): { dashboards: JsonObject; layouts: JsonObject } {
-  const row = db.prepare('SELECT dashboards, layouts FROM user_dashboards WHERE user_id = ?').get(userId) as { dashboards: string; layouts: string } | undefined;
+export function getDashboards(
+  db: DB,
+  userId: number,
+): { dashboards: JsonObject; layouts: JsonObject } {
+  const row = db
+    .prepare('SELECT dashboards, layouts FROM user_dashboards WHERE user_id = ?')
+    .get(userId) as { dashboards: string; layouts: string } | undefined;
   if (!row) return { dashboards: {}, layouts: {} };
-  return { dashboards: JSON.parse(row.dashboards) as JsonObject, layouts: JSON.parse(row.layouts) as JsonObject };
+  return {
+    dashboards: JSON.parse(row.dashboards) as JsonObject,
+    layouts: JSON.parse(row.layouts) as JsonObject,
+  };
 }
 
-export function saveDashboards(db: DB, userId: number, dashboards: JsonObject, layouts: JsonObject, now: number): void {
+export function saveDashboards(
+  db: DB,
+  userId: number,
+  dashboards: JsonObject,
+  layouts: JsonObject,
+  now: number,
+): void {
   db.prepare(
     `INSERT INTO user_dashboards (user_id, dashboards, layouts, updated_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (user_id) DO UPDATE SET dashboards = excluded.dashboards, layouts = excluded.layouts, updated_at = excluded.updated_at`,
@@ -24,9 +38,11 @@ export interface DeviceLayoutRow {
 }
 
 export function getDeviceLayout(db: DB, userId: number, deviceId: number): DeviceLayoutRow | null {
-  const row = db.prepare('SELECT layouts, pinned_widgets FROM device_layouts WHERE user_id = ? AND device_id = ?').get(userId, deviceId) as
-    | { layouts: string | null; pinned_widgets: string | null }
-    | undefined;
+  const row = db
+    .prepare(
+      'SELECT layouts, pinned_widgets FROM device_layouts WHERE user_id = ? AND device_id = ?',
+    )
+    .get(userId, deviceId) as { layouts: string | null; pinned_widgets: string | null } | undefined;
   if (!row) return null;
   return {
     layouts: row.layouts === null ? null : (JSON.parse(row.layouts) as unknown),
@@ -34,14 +50,26 @@ export function getDeviceLayout(db: DB, userId: number, deviceId: number): Devic
   };
 }
 
-export function saveDeviceLayouts(db: DB, userId: number, deviceId: number, layouts: unknown, now: number): void {
+export function saveDeviceLayouts(
+  db: DB,
+  userId: number,
+  deviceId: number,
+  layouts: unknown,
+  now: number,
+): void {
   db.prepare(
     `INSERT INTO device_layouts (user_id, device_id, layouts, updated_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (user_id, device_id) DO UPDATE SET layouts = excluded.layouts, updated_at = excluded.updated_at`,
   ).run(userId, deviceId, JSON.stringify(layouts), now);
 }
 
-export function saveDevicePinnedWidgets(db: DB, userId: number, deviceId: number, pinned: unknown, now: number): void {
+export function saveDevicePinnedWidgets(
+  db: DB,
+  userId: number,
+  deviceId: number,
+  pinned: unknown,
+  now: number,
+): void {
   db.prepare(
     `INSERT INTO device_layouts (user_id, device_id, pinned_widgets, updated_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (user_id, device_id) DO UPDATE SET pinned_widgets = excluded.pinned_widgets, updated_at = excluded.updated_at`,
@@ -51,8 +79,15 @@ export function saveDevicePinnedWidgets(db: DB, userId: number, deviceId: number
 /** Removes the saved layout (pinned widgets stay); false when there was none. */
 export function deleteDeviceLayouts(db: DB, userId: number, deviceId: number): boolean {
   return db.transaction(() => {
-    const changed = db.prepare('UPDATE device_layouts SET layouts = NULL WHERE user_id = ? AND device_id = ? AND layouts IS NOT NULL').run(userId, deviceId).changes > 0;
-    db.prepare('DELETE FROM device_layouts WHERE user_id = ? AND device_id = ? AND layouts IS NULL AND pinned_widgets IS NULL').run(userId, deviceId);
+    const changed =
+      db
+        .prepare(
+          'UPDATE device_layouts SET layouts = NULL WHERE user_id = ? AND device_id = ? AND layouts IS NOT NULL',
+        )
+        .run(userId, deviceId).changes > 0;
+    db.prepare(
+      'DELETE FROM device_layouts WHERE user_id = ? AND device_id = ? AND layouts IS NULL AND pinned_widgets IS NULL',
+    ).run(userId, deviceId);
     return changed;
   })();
 }

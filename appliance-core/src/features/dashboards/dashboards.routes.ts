@@ -8,7 +8,12 @@ import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import { allOf, authenticated, type Identity } from '../../platform/http/identity.js';
 import { identityOf } from '../../platform/http/route-config.js';
-import { ErrorBody, LegacyStatusBody, MessageErrorsBody, responses } from '../../platform/http/schemas.js';
+import {
+  ErrorBody,
+  LegacyStatusBody,
+  MessageErrorsBody,
+  responses,
+} from '../../platform/http/schemas.js';
 import type { DevicesService } from '../devices/index.js';
 import {
   deleteDeviceLayouts,
@@ -42,9 +47,14 @@ export interface DashboardsRoutesDeps {
   widgets: TrackerWidgets;
 }
 
-const isPlainObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
-export async function dashboardsRoutes(app: App, ctx: CoreContext, deps: DashboardsRoutesDeps): Promise<void> {
+export async function dashboardsRoutes(
+  app: App,
+  ctx: CoreContext,
+  deps: DashboardsRoutesDeps,
+): Promise<void> {
   const { db, clock } = ctx;
   const { devices, widgets } = deps;
 
@@ -54,7 +64,11 @@ export async function dashboardsRoutes(app: App, ctx: CoreContext, deps: Dashboa
     '/api/getDashboards',
     {
       config: { access: authenticated, errors: own },
-      schema: { tags: TAGS, summary: "The caller's dashboards and layouts (empty for new users)", response: responses(own, { 200: Dashboards }) },
+      schema: {
+        tags: TAGS,
+        summary: "The caller's dashboards and layouts (empty for new users)",
+        response: responses(own, { 200: Dashboards }),
+      },
     },
     async (request) => getDashboards(db, identityOf(request).user.id),
   );
@@ -64,10 +78,21 @@ export async function dashboardsRoutes(app: App, ctx: CoreContext, deps: Dashboa
     '/api/setDashboards',
     {
       config: { access: authenticated, errors: own },
-      schema: { tags: TAGS, summary: "Replace the caller's dashboards and layouts", body: SetDashboardsBody, response: responses(own, { 201: Message, 422: MessageErrorsBody }) },
+      schema: {
+        tags: TAGS,
+        summary: "Replace the caller's dashboards and layouts",
+        body: SetDashboardsBody,
+        response: responses(own, { 201: Message, 422: MessageErrorsBody }),
+      },
     },
     async (request, reply) => {
-      saveDashboards(db, identityOf(request).user.id, request.body.dashboards, request.body.layouts, clock.now());
+      saveDashboards(
+        db,
+        identityOf(request).user.id,
+        request.body.dashboards,
+        request.body.layouts,
+        clock.now(),
+      );
       reply.code(201);
       return { message: 'Dashboards saved' };
     },
@@ -82,7 +107,8 @@ export async function dashboardsRoutes(app: App, ctx: CoreContext, deps: Dashboa
       schema: {
         tags: TAGS,
         summary: 'Append a widget to one of your dashboards (created when missing)',
-        description: 'A widget that names a device (`deviceId` or `device_id`) must name one the caller can see.',
+        description:
+          'A widget that names a device (`deviceId` or `device_id`) must name one the caller can see.',
         body: AddWidgetBody,
         response: responses(widget, { 201: WidgetAdded, 400: ErrorBody }),
       },
@@ -90,18 +116,35 @@ export async function dashboardsRoutes(app: App, ctx: CoreContext, deps: Dashboa
     async (request, reply) => {
       const identity = identityOf(request);
       const { dashboardName: name, widget: added } = request.body;
-      if (typeof name !== 'string' || name.trim() === '' || name.length > 255) throw failure(400, INVALID_PARAMETER);
-      if (!isPlainObject(added) || !Number.isInteger(added.widgetId) || (added.widgetId as number) < 1) throw failure(400, INVALID_PARAMETER);
+      if (typeof name !== 'string' || name.trim() === '' || name.length > 255)
+        throw failure(400, INVALID_PARAMETER);
+      if (
+        !isPlainObject(added) ||
+        !Number.isInteger(added.widgetId) ||
+        (added.widgetId as number) < 1
+      )
+        throw failure(400, INVALID_PARAMETER);
       const deviceRef = added.deviceId ?? added.device_id;
-      if (deviceRef !== undefined && (!Number.isInteger(deviceRef) || !devices.visibleDevice(identity, deviceRef as number))) throw failure(400, INVALID_PARAMETER);
+      if (
+        deviceRef !== undefined &&
+        (!Number.isInteger(deviceRef) || !devices.visibleDevice(identity, deviceRef as number))
+      )
+        throw failure(400, INVALID_PARAMETER);
       const current = getDashboards(db, identity.user.id);
       const existing = current.dashboards[name];
       let next: unknown;
       if (existing === undefined) next = [added];
       else if (Array.isArray(existing)) next = [...(existing as unknown[]), added];
-      else if (isPlainObject(existing) && Array.isArray(existing.widgets)) next = { ...existing, widgets: [...(existing.widgets as unknown[]), added] };
+      else if (isPlainObject(existing) && Array.isArray(existing.widgets))
+        next = { ...existing, widgets: [...(existing.widgets as unknown[]), added] };
       else throw failure(400, INVALID_PARAMETER);
-      saveDashboards(db, identity.user.id, { ...current.dashboards, [name]: next }, current.layouts, clock.now());
+      saveDashboards(
+        db,
+        identity.user.id,
+        { ...current.dashboards, [name]: next },
+        current.layouts,
+        clock.now(),
+      );
       reply.code(201);
       return { status: 'success' as const };
     },
@@ -118,7 +161,11 @@ export async function dashboardsRoutes(app: App, ctx: CoreContext, deps: Dashboa
         summary: "A device's trackers as widgets, with your saved layout and pinned widgets",
         description: 'HTTP 204 (no body) when the device has no trackers.',
         querystring: DeviceTrackersQuery,
-        response: responses(trackers, { 200: DeviceTrackers, 204: { type: 'null', description: 'no trackers' } as never, 422: MessageErrorsBody }),
+        response: responses(trackers, {
+          200: DeviceTrackers,
+          204: { type: 'null', description: 'no trackers' } as never,
+          422: MessageErrorsBody,
+        }),
       },
     },
     async (request, reply) => {
@@ -134,24 +181,42 @@ export async function dashboardsRoutes(app: App, ctx: CoreContext, deps: Dashboa
         return null;
       }
       const saved = getDeviceLayout(db, identity.user.id, device.id);
-      return { hasError: false as const, trackers: list, layouts: saved?.layouts ?? {}, pinnedWidgets: saved?.pinnedWidgets ?? [] };
+      return {
+        hasError: false as const,
+        trackers: list,
+        layouts: saved?.layouts ?? {},
+        pinnedWidgets: saved?.pinnedWidgets ?? [],
+      };
     },
   );
 
   // spec: part2 > Dashboards and layouts > setDeviceLayouts, setDevicePinnedWidgets, deleteDeviceLayouts
-  const layout: RouteErrors = { validation: 'legacyStatus', validationStatus: 400, failure: 'legacyStatus' };
+  const layout: RouteErrors = {
+    validation: 'legacyStatus',
+    validationStatus: 400,
+    failure: 'legacyStatus',
+  };
   const visible = (identity: Identity, deviceId: number) => {
     const device = devices.visibleDevice(identity, deviceId);
     if (!device) throw failure(404, 'Device not found');
     return device;
   };
-  const layoutResponses = responses(layout, { 201: LayoutSaved, 400: LegacyStatusBody, 404: LegacyStatusBody });
+  const layoutResponses = responses(layout, {
+    201: LayoutSaved,
+    400: LegacyStatusBody,
+    404: LegacyStatusBody,
+  });
 
   app.post(
     '/api/setDeviceLayouts',
     {
       config: { access: allOf('devices'), errors: layout },
-      schema: { tags: TAGS, summary: 'Save your layout of a device page', body: SetDeviceLayoutsBody, response: layoutResponses },
+      schema: {
+        tags: TAGS,
+        summary: 'Save your layout of a device page',
+        body: SetDeviceLayoutsBody,
+        response: layoutResponses,
+      },
     },
     async (request, reply) => {
       const identity = identityOf(request);
@@ -166,12 +231,23 @@ export async function dashboardsRoutes(app: App, ctx: CoreContext, deps: Dashboa
     '/api/setDevicePinnedWidgets',
     {
       config: { access: allOf('devices'), errors: layout },
-      schema: { tags: TAGS, summary: 'Save your pinned widgets of a device page', body: SetPinnedWidgetsBody, response: layoutResponses },
+      schema: {
+        tags: TAGS,
+        summary: 'Save your pinned widgets of a device page',
+        body: SetPinnedWidgetsBody,
+        response: layoutResponses,
+      },
     },
     async (request, reply) => {
       const identity = identityOf(request);
       const device = visible(identity, request.body.deviceId);
-      saveDevicePinnedWidgets(db, identity.user.id, device.id, request.body.pinnedWidgets, clock.now());
+      saveDevicePinnedWidgets(
+        db,
+        identity.user.id,
+        device.id,
+        request.body.pinnedWidgets,
+        clock.now(),
+      );
       reply.code(201);
       return { hasError: false as const, message: 'Pinned widgets saved' };
     },
@@ -181,12 +257,18 @@ export async function dashboardsRoutes(app: App, ctx: CoreContext, deps: Dashboa
     '/api/deleteDeviceLayouts',
     {
       config: { access: allOf('devices'), errors: layout },
-      schema: { tags: TAGS, summary: 'Delete your saved layout of a device page', body: DeviceIdBody, response: layoutResponses },
+      schema: {
+        tags: TAGS,
+        summary: 'Delete your saved layout of a device page',
+        body: DeviceIdBody,
+        response: layoutResponses,
+      },
     },
     async (request, reply) => {
       const identity = identityOf(request);
       const device = visible(identity, request.body.deviceId);
-      if (!deleteDeviceLayouts(db, identity.user.id, device.id)) throw failure(404, 'No saved layout for this device');
+      if (!deleteDeviceLayouts(db, identity.user.id, device.id))
+        throw failure(404, 'No saved layout for this device');
       reply.code(201);
       return { hasError: false as const, message: 'Device layout deleted' };
     },

@@ -4,4 +4,9 @@
  */
 export { dashboardsRoutes } from './dashboards.routes.js';
 export { deleteLayoutsOfDevice } from './dashboards.repository.js';
-export { TrackerWidgets, WIDGET_IDS, type DeviceTrackerWidget, type TrackerWidgetSource } from './tracker-widgets.js';
+export {
+  TrackerWidgets,
+  WIDGET_IDS,
+  type DeviceTrackerWidget,
+  type TrackerWidgetSource,
+} from './tracker-widgets.js';

@@ -24,25 +24,55 @@ export interface DeviceTrackerWidget {
 }
 
 /** Widget ids of the catalogue (stable: saved dashboards refer to them). */
-export const WIDGET_IDS = { latency: 1, interfaces: 2, disks: 3, oids: 4, ports: 5, services: 6 } as const;
+export const WIDGET_IDS = {
+  latency: 1,
+  interfaces: 2,
+  disks: 3,
+  oids: 4,
+  ports: 5,
+  services: 6,
+} as const;
 
 export class TrackerWidgets {
   private readonly sources = new Map<string, TrackerWidgetSource>();
 
   constructor(db: DB) {
-    this.register({ trackerTable: 'interfaces', widgetId: WIDGET_IDS.interfaces, w: 6, h: 4, trackerIds: (id) => listInterfaceTrackers(db, id).map((t) => t.id) });
-    this.register({ trackerTable: 'disks', widgetId: WIDGET_IDS.disks, w: 4, h: 3, trackerIds: (id) => listDiskTrackers(db, id).map((t) => t.id) });
+    this.register({
+      trackerTable: 'interfaces',
+      widgetId: WIDGET_IDS.interfaces,
+      w: 6,
+      h: 4,
+      trackerIds: (id) => listInterfaceTrackers(db, id).map((t) => t.id),
+    });
+    this.register({
+      trackerTable: 'disks',
+      widgetId: WIDGET_IDS.disks,
+      w: 4,
+      h: 3,
+      trackerIds: (id) => listDiskTrackers(db, id).map((t) => t.id),
+    });
   }
 
   /** Adds a tracker table to device pages (once per table). */
   register(source: TrackerWidgetSource): void {
-    if (this.sources.has(source.trackerTable)) throw new Error(`tracker widgets for ${source.trackerTable} are already registered`);
+    if (this.sources.has(source.trackerTable))
+      throw new Error(`tracker widgets for ${source.trackerTable} are already registered`);
     this.sources.set(source.trackerTable, source);
   }
 
   forDevice(deviceId: number): DeviceTrackerWidget[] {
     return [...this.sources.values()]
       .sort((a, b) => a.widgetId - b.widgetId)
-      .flatMap((source) => source.trackerIds(deviceId).map((trackerId) => ({ trackerId, trackerTable: source.trackerTable, widgetId: source.widgetId, w: source.w, h: source.h })));
+      .flatMap((source) =>
+        source
+          .trackerIds(deviceId)
+          .map((trackerId) => ({
+            trackerId,
+            trackerTable: source.trackerTable,
+            widgetId: source.widgetId,
+            w: source.w,
+            h: source.h,
+          })),
+      );
   }
 }

@@ -16,15 +16,32 @@ import type { SecretBox } from '../../platform/security/secret-box.js';
 import type { Clock } from '../../platform/time/time.js';
 import { findDevice, findSnmpConfig, recordCrawl, snmpDeviceIds } from './devices.repository.js';
 import { snmpTargetOf } from './snmp-config.js';
-import { hexOf, oidUnder, SnmpError, withSnmpSession, type DecodedVarbind, type SnmpTiming, type WalkOptions } from './snmp.client.js';
-import { upsertCrawledDisks, upsertCrawledInterfaces, type CrawledDisk, type CrawledInterface } from './trackers.repository.js';
+import {
+  hexOf,
+  oidUnder,
+  SnmpError,
+  withSnmpSession,
+  type DecodedVarbind,
+  type SnmpTiming,
+  type WalkOptions,
+} from './snmp.client.js';
+import {
+  upsertCrawledDisks,
+  upsertCrawledInterfaces,
+  type CrawledDisk,
+  type CrawledInterface,
+} from './trackers.repository.js';
 import type { WalksRepository } from './walks.repository.js';
 
 export const CRAWL_KIND = 'device-crawl';
 export const CRAWL_INTERVAL_MS = 24 * 3_600_000;
 export const CRAWL_CONCURRENCY = 2;
 const CRAWL_TIMING: SnmpTiming = { timeoutMs: 3000, retries: 1 };
-const TABLE_BOUNDS: Omit<WalkOptions, 'signal'> = { maxVarbinds: 20_000, deadlineMs: 60_000, maxRepetitions: 25 };
+const TABLE_BOUNDS: Omit<WalkOptions, 'signal'> = {
+  maxVarbinds: 20_000,
+  deadlineMs: 60_000,
+  maxRepetitions: 25,
+};
 
 export const MIB = {
   system: '1.3.6.1.2.1.1',
@@ -34,7 +51,11 @@ export const MIB = {
 } as const;
 
 /** hrStorageTypes that are disks: fixed (.4), flash (.9) and network (.10) disks; RAM, virtual memory and removable media are not. */
-const DISK_STORAGE_TYPES = new Set(['1.3.6.1.2.1.25.2.1.4', '1.3.6.1.2.1.25.2.1.10', '1.3.6.1.2.1.25.2.1.9']);
+const DISK_STORAGE_TYPES = new Set([
+  '1.3.6.1.2.1.25.2.1.4',
+  '1.3.6.1.2.1.25.2.1.10',
+  '1.3.6.1.2.1.25.2.1.9',
+]);
 
 export interface CrawlResult {
   interfaces: number;
@@ -44,12 +65,19 @@ export interface CrawlResult {
 }
 
 /** Rows of a conceptual table: index -> column -> value (single-component indexes). */
-export function tableRows(varbinds: readonly DecodedVarbind[], entryOid: string): Map<number, Map<number, DecodedVarbind>> {
+export function tableRows(
+  varbinds: readonly DecodedVarbind[],
+  entryOid: string,
+): Map<number, Map<number, DecodedVarbind>> {
   const rows = new Map<number, Map<number, DecodedVarbind>>();
   for (const varbind of varbinds) {
     if (!oidUnder(varbind.oid, entryOid)) continue;
-    const [column, index, ...rest] = varbind.oid.slice(entryOid.length + 1).split('.').map(Number);
-    if (column === undefined || index === undefined || rest.length > 0 || !Number.isInteger(index)) continue;
+    const [column, index, ...rest] = varbind.oid
+      .slice(entryOid.length + 1)
+      .split('.')
+      .map(Number);
+    if (column === undefined || index === undefined || rest.length > 0 || !Number.isInteger(index))
+      continue;
     let row = rows.get(index);
     if (!row) rows.set(index, (row = new Map<number, DecodedVarbind>()));
     row.set(column, varbind);
@@ -57,8 +85,14 @@ export function tableRows(varbinds: readonly DecodedVarbind[], entryOid: string)
   return rows;
 }
 
-const num = (v: DecodedVarbind | undefined): number | null => (v && typeof v.value === 'number' ? v.value : v && typeof v.value === 'string' && /^\d+$/.test(v.value) ? Number(v.value) : null);
-const text = (v: DecodedVarbind | undefined): string | null => (v && v.value !== null && v.value !== '' ? String(v.value) : null);
+const num = (v: DecodedVarbind | undefined): number | null =>
+  v && typeof v.value === 'number'
+    ? v.value
+    : v && typeof v.value === 'string' && /^\d+$/.test(v.value)
+      ? Number(v.value)
+      : null;
+const text = (v: DecodedVarbind | undefined): string | null =>
+  v && v.value !== null && v.value !== '' ? String(v.value) : null;
 
 /** A MAC from ifPhysAddress: net-snmp's octets, shown as printable text only when they happened to be printable. */
 function macOf(v: DecodedVarbind | undefined): string | null {
@@ -84,7 +118,12 @@ export function parseInterfaces(varbinds: readonly DecodedVarbind[]): CrawledInt
         type: num(row.get(3)),
         mtu: num(row.get(4)),
         // ifSpeed saturates at 4294967295; ifHighSpeed (Mbit/s) is exact above that.
-        speed: highSpeed !== null && highSpeed > 0 && (speed === null || speed >= 4_294_967_295 || highSpeed * 1_000_000 > speed) ? highSpeed * 1_000_000 : speed,
+        speed:
+          highSpeed !== null &&
+          highSpeed > 0 &&
+          (speed === null || speed >= 4_294_967_295 || highSpeed * 1_000_000 > speed)
+            ? highSpeed * 1_000_000
+            : speed,
         mac: macOf(row.get(6)),
         adminStatus: num(row.get(7)),
         operStatus: num(row.get(8)),
@@ -94,7 +133,9 @@ export function parseInterfaces(varbinds: readonly DecodedVarbind[]): CrawledInt
 
 export function parseDisks(varbinds: readonly DecodedVarbind[]): CrawledDisk[] {
   const disks: CrawledDisk[] = [];
-  for (const [index, row] of [...tableRows(varbinds, MIB.hrStorageEntry).entries()].sort(([a], [b]) => a - b)) {
+  for (const [index, row] of [...tableRows(varbinds, MIB.hrStorageEntry).entries()].sort(
+    ([a], [b]) => a - b,
+  )) {
     const storageType = text(row.get(2));
     if (!storageType || !DISK_STORAGE_TYPES.has(storageType)) continue;
     const units = num(row.get(4)) ?? 0;
@@ -149,7 +190,12 @@ export class CrawlEngine {
 
   /** Keeps a device's periodic crawl (idempotent). */
   schedule(deviceId: number): void {
-    this.deps.scheduler.upsert({ id: CrawlEngine.jobId(deviceId), kind: CRAWL_KIND, intervalMs: CRAWL_INTERVAL_MS, payload: { deviceId } });
+    this.deps.scheduler.upsert({
+      id: CrawlEngine.jobId(deviceId),
+      kind: CRAWL_KIND,
+      intervalMs: CRAWL_INTERVAL_MS,
+      payload: { deviceId },
+    });
   }
 
   unschedule(deviceId: number): void {
@@ -180,7 +226,8 @@ export class CrawlEngine {
       }
     } finally {
       this.running.delete(deviceId);
-      if (this.again.delete(deviceId) && !signal.aborted) this.deps.scheduler.runSoon(CrawlEngine.jobId(deviceId));
+      if (this.again.delete(deviceId) && !signal.aborted)
+        this.deps.scheduler.runSoon(CrawlEngine.jobId(deviceId));
     }
   }
 
@@ -201,14 +248,19 @@ export class CrawlEngine {
     try {
       await withSnmpSession(target, CRAWL_TIMING, async (session) => {
         for (const base of [MIB.system, MIB.ifEntry, MIB.ifXEntry, MIB.hrStorageEntry]) {
-          const part = await session.subtree(base, { ...TABLE_BOUNDS, ...(signal ? { signal } : {}) });
+          const part = await session.subtree(base, {
+            ...TABLE_BOUNDS,
+            ...(signal ? { signal } : {}),
+          });
           varbinds = varbinds.concat(part.varbinds);
           truncated ||= part.truncated;
         }
       });
-      if (varbinds.length === 0) throw new SnmpError('invalid', 'The agent answered with no system group');
+      if (varbinds.length === 0)
+        throw new SnmpError('invalid', 'The agent answered with no system group');
     } catch (err) {
-      const error = err instanceof SnmpError ? err : new SnmpError('invalid', (err as Error).message);
+      const error =
+        err instanceof SnmpError ? err : new SnmpError('invalid', (err as Error).message);
       if (!(error.kind === 'aborted' && signal?.aborted) && findDevice(db, deviceId)) {
         recordCrawl(db, deviceId, { at: clock.now(), ok: false, error: error.message });
       }
@@ -216,7 +268,9 @@ export class CrawlEngine {
     }
     const interfaces = parseInterfaces(varbinds);
     const disks = parseDisks(varbinds);
-    const system = new Map(varbinds.filter((v) => oidUnder(v.oid, MIB.system)).map((v) => [v.oid, v]));
+    const system = new Map(
+      varbinds.filter((v) => oidUnder(v.oid, MIB.system)).map((v) => [v.oid, v]),
+    );
     const sysName = text(system.get('1.3.6.1.2.1.1.5.0'));
     const now = clock.now();
     db.transaction(() => {
@@ -225,7 +279,14 @@ export class CrawlEngine {
       if (!current || current.enable_snmp !== 1) return;
       upsertCrawledInterfaces(db, deviceId, interfaces, now);
       upsertCrawledDisks(db, deviceId, disks, now);
-      walks.insert({ deviceId, timestamp: started, kind: 'crawl', varbinds, durationMs: Date.now() - t0, truncated });
+      walks.insert({
+        deviceId,
+        timestamp: started,
+        kind: 'crawl',
+        varbinds,
+        durationMs: Date.now() - t0,
+        truncated,
+      });
       recordCrawl(db, deviceId, {
         at: now,
         ok: true,
@@ -234,6 +295,11 @@ export class CrawlEngine {
         sysObjectId: text(system.get('1.3.6.1.2.1.1.2.0')),
       });
     })();
-    return { interfaces: interfaces.length, disks: disks.length, varbinds: varbinds.length, sysName };
+    return {
+      interfaces: interfaces.length,
+      disks: disks.length,
+      varbinds: varbinds.length,
+      sysName,
+    };
   }
 }

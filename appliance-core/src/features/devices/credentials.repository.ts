@@ -42,12 +42,15 @@ export function listCredentials(db: DB): CredentialRow[] {
 }
 
 export function findCredential(db: DB, id: number): CredentialRow | undefined {
-  return db.prepare('SELECT * FROM snmp_credentials WHERE id = ?').get(id) as CredentialRow | undefined;
+  return db.prepare('SELECT * FROM snmp_credentials WHERE id = ?').get(id) as
+    CredentialRow | undefined;
 }
 
 /** The ids among `ids` that name existing credential sets. */
 export function existingCredentialIds(db: DB, ids: readonly number[]): Set<number> {
-  const rows = db.prepare('SELECT id FROM snmp_credentials WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as { id: number }[];
+  const rows = db
+    .prepare('SELECT id FROM snmp_credentials WHERE id IN (SELECT value FROM json_each(?))')
+    .all(JSON.stringify(ids)) as { id: number }[];
   return new Set(rows.map((r) => r.id));
 }
 
@@ -85,14 +88,34 @@ export interface CredentialAttempt {
  * with both passphrases, authNoPriv with the auth passphrase, else noAuthNoPriv). The port is the
  * set's `snmp_port` (default 161).
  */
-export function credentialAttempts(box: SecretBox, credential: CredentialRow, host: string): CredentialAttempt[] {
+export function credentialAttempts(
+  box: SecretBox,
+  credential: CredentialRow,
+  host: string,
+): CredentialAttempt[] {
   const attempts: CredentialAttempt[] = [];
   const open = (sealed: string | null) => (sealed ? box.open(sealed) : null);
   const port = credential.snmp_port;
-  const none = { snmp_community: null, snmp_v3_security: null, authuser: null, authpass: null, authprot: null, privpass: null, privprot: null };
+  const none = {
+    snmp_community: null,
+    snmp_v3_security: null,
+    authuser: null,
+    authpass: null,
+    authprot: null,
+    privpass: null,
+    privprot: null,
+  };
   const community = open(credential.snmp_community);
   if (community) {
-    attempts.push({ target: { host, port, version: 2, community }, config: { ...none, snmp_version: 2, snmp_port: port, snmp_community: credential.snmp_community } });
+    attempts.push({
+      target: { host, port, version: 2, community },
+      config: {
+        ...none,
+        snmp_version: 2,
+        snmp_port: port,
+        snmp_community: credential.snmp_community,
+      },
+    });
   }
   if (credential.authuser) {
     const authKey = open(credential.authpass);

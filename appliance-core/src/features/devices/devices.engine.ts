@@ -17,10 +17,16 @@ const HOUSEKEEPING_KIND = 'walks-log-housekeeping';
 const HOUSEKEEPING_INTERVAL_MS = 6 * 3_600_000;
 
 /** Rotates walks_log when its latest partition holds a week of walks, and drops expired partitions. */
-export function walksHousekeeping(devices: DevicesService, now: number): { rotated: string | null; dropped: string[] } {
+export function walksHousekeeping(
+  devices: DevicesService,
+  now: number,
+): { rotated: string | null; dropped: string[] } {
   const table = devices.walks.table;
   const latest = table.list().find((p) => p.isLatest);
-  const rotated = latest && latest.minTime !== null && now - latest.minTime >= WALKS_ROTATION_MS ? table.rotate(now) : null;
+  const rotated =
+    latest && latest.minTime !== null && now - latest.minTime >= WALKS_ROTATION_MS
+      ? table.rotate(now)
+      : null;
   return { rotated, dropped: table.dropOlderThan(now - WALKS_RETENTION_MS) };
 }
 
@@ -37,14 +43,20 @@ export class DevicesEngine {
       concurrency: 1,
       run: async () => {
         const { rotated, dropped } = walksHousekeeping(this.devices, this.clock.now());
-        if (rotated || dropped.length > 0) this.log.info({ rotated, dropped }, 'walks_log partitions maintained');
+        if (rotated || dropped.length > 0)
+          this.log.info({ rotated, dropped }, 'walks_log partitions maintained');
       },
     });
   }
 
   async start(): Promise<void> {
     await this.devices.crawl.start();
-    this.scheduler.upsert({ id: HOUSEKEEPING_KIND, kind: HOUSEKEEPING_KIND, intervalMs: HOUSEKEEPING_INTERVAL_MS, payload: null });
+    this.scheduler.upsert({
+      id: HOUSEKEEPING_KIND,
+      kind: HOUSEKEEPING_KIND,
+      intervalMs: HOUSEKEEPING_INTERVAL_MS,
+      payload: null,
+    });
   }
 
   async stop(): Promise<void> {

@@ -56,7 +56,9 @@ export function listDevices(db: DB, filter: DeviceListFilter): DeviceRow[] {
   const where = [filter.scope.sql];
   const params: unknown[] = [...filter.scope.params];
   if (filter.tag !== undefined) {
-    where.push(`EXISTS (SELECT 1 FROM device_tags ft JOIN tags t ON t.id = ft.tag_id WHERE ft.device_id = d.id AND t.slug = ? AND t.type = 'device')`);
+    where.push(
+      `EXISTS (SELECT 1 FROM device_tags ft JOIN tags t ON t.id = ft.tag_id WHERE ft.device_id = d.id AND t.slug = ? AND t.type = 'device')`,
+    );
     params.push(filter.tag);
   }
   if (filter.status !== undefined) {
@@ -65,10 +67,14 @@ export function listDevices(db: DB, filter: DeviceListFilter): DeviceRow[] {
   }
   if (filter.search !== undefined && filter.search !== '') {
     // LIKE is case-insensitive for ASCII in SQLite; lower() covers the rest of the input.
-    where.push(`(lower(d.label) LIKE lower(?) ESCAPE '\\' OR lower(d.ip_address) LIKE lower(?) ESCAPE '\\')`);
+    where.push(
+      `(lower(d.label) LIKE lower(?) ESCAPE '\\' OR lower(d.ip_address) LIKE lower(?) ESCAPE '\\')`,
+    );
     params.push(likePattern(filter.search), likePattern(filter.search));
   }
-  return db.prepare(`SELECT d.* FROM devices d WHERE ${where.join(' AND ')} ORDER BY d.id`).all(...params) as DeviceRow[];
+  return db
+    .prepare(`SELECT d.* FROM devices d WHERE ${where.join(' AND ')} ORDER BY d.id`)
+    .all(...params) as DeviceRow[];
 }
 
 export function insertDevice(db: DB, fields: DeviceFields, now: number): number {
@@ -108,12 +114,18 @@ export function deleteDeviceRow(db: DB, id: number): boolean {
 
 /** Devices with SNMP enabled (crawl jobs). */
 export function snmpDeviceIds(db: DB): number[] {
-  return (db.prepare('SELECT id FROM devices WHERE enable_snmp = 1 ORDER BY id').all() as { id: number }[]).map((r) => r.id);
+  return (
+    db.prepare('SELECT id FROM devices WHERE enable_snmp = 1 ORDER BY id').all() as { id: number }[]
+  ).map((r) => r.id);
 }
 
 /** Every device IP address (discovery skips them). */
 export function deviceIpSet(db: DB): Set<string> {
-  return new Set((db.prepare('SELECT ip_address FROM devices').all() as { ip_address: string }[]).map((r) => r.ip_address));
+  return new Set(
+    (db.prepare('SELECT ip_address FROM devices').all() as { ip_address: string }[]).map(
+      (r) => r.ip_address,
+    ),
+  );
 }
 
 /**
@@ -121,11 +133,18 @@ export function deviceIpSet(db: DB): Set<string> {
  * (the trackers' storage writer). It writes only `reachability` and `reachability_at`, which the
  * device list cache does not watch (devices.service.ts): keep it so.
  */
-export const DEVICE_REACHABILITY_SQL = 'UPDATE devices SET reachability = ?, reachability_at = ? WHERE id = ?';
-export const deviceReachabilityParams = (deviceId: number, latency: number, now: number) => [latency >= 0 ? 'up' : 'down', now, deviceId] as const;
+export const DEVICE_REACHABILITY_SQL =
+  'UPDATE devices SET reachability = ?, reachability_at = ? WHERE id = ?';
+export const deviceReachabilityParams = (deviceId: number, latency: number, now: number) =>
+  [latency >= 0 ? 'up' : 'down', now, deviceId] as const;
 
 /** Records the latest latency reading: latency >= 0 is up, -1 is down (spec part 2, States). */
-export function setDeviceReachability(db: DB, deviceId: number, latency: number, now: number): void {
+export function setDeviceReachability(
+  db: DB,
+  deviceId: number,
+  latency: number,
+  now: number,
+): void {
   db.prepare(DEVICE_REACHABILITY_SQL).run(...deviceReachabilityParams(deviceId, latency, now));
 }
 
@@ -139,18 +158,28 @@ export interface TagRow {
 }
 
 export function listTags(db: DB, onlyIds: readonly number[] | null): TagRow[] {
-  if (onlyIds === null) return db.prepare('SELECT id, slug, name, type FROM tags ORDER BY slug, id').all() as TagRow[];
-  return db.prepare('SELECT id, slug, name, type FROM tags WHERE id IN (SELECT value FROM json_each(?)) ORDER BY slug, id').all(JSON.stringify(onlyIds)) as TagRow[];
+  if (onlyIds === null)
+    return db.prepare('SELECT id, slug, name, type FROM tags ORDER BY slug, id').all() as TagRow[];
+  return db
+    .prepare(
+      'SELECT id, slug, name, type FROM tags WHERE id IN (SELECT value FROM json_each(?)) ORDER BY slug, id',
+    )
+    .all(JSON.stringify(onlyIds)) as TagRow[];
 }
 
 export function deviceTagsBySlugs(db: DB, slugs: readonly string[]): TagRow[] {
   return db
-    .prepare(`SELECT id, slug, name, type FROM tags WHERE type = 'device' AND slug IN (SELECT value FROM json_each(?))`)
+    .prepare(
+      `SELECT id, slug, name, type FROM tags WHERE type = 'device' AND slug IN (SELECT value FROM json_each(?))`,
+    )
     .all(JSON.stringify(slugs)) as TagRow[];
 }
 
 export function insertDeviceTag(db: DB, slug: string, name: string): number {
-  return Number(db.prepare(`INSERT INTO tags (slug, name, type) VALUES (?, ?, 'device')`).run(slug, name).lastInsertRowid);
+  return Number(
+    db.prepare(`INSERT INTO tags (slug, name, type) VALUES (?, ?, 'device')`).run(slug, name)
+      .lastInsertRowid,
+  );
 }
 
 export function tagIdsOfDevice(db: DB, deviceId: number): number[] {
@@ -165,7 +194,11 @@ export interface TagLinks {
 const DEVICE_TAG_LINKS: TagLinks = { table: 'device_tags', key: 'device_id' };
 
 /** Tags of many linked rows in one query, as the records show them (every id gets a list). */
-export function linkedTags(db: DB, links: TagLinks, ids: readonly number[]): Map<number, DeviceTag[]> {
+export function linkedTags(
+  db: DB,
+  links: TagLinks,
+  ids: readonly number[],
+): Map<number, DeviceTag[]> {
   const map = new Map<number, DeviceTag[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return map;
   const rows = db
@@ -180,13 +213,23 @@ export function linkedTags(db: DB, links: TagLinks, ids: readonly number[]): Map
 
 /** Tag ids linked to one row. */
 export function linkedTagIds(db: DB, links: TagLinks, id: number): number[] {
-  return db.prepare(`SELECT tag_id FROM ${links.table} WHERE ${links.key} = ?`).pluck().all(id) as number[];
+  return db
+    .prepare(`SELECT tag_id FROM ${links.table} WHERE ${links.key} = ?`)
+    .pluck()
+    .all(id) as number[];
 }
 
 /** Replaces the tags linked to one row. */
-export function replaceLinkedTags(db: DB, links: TagLinks, id: number, tagIds: readonly number[]): void {
+export function replaceLinkedTags(
+  db: DB,
+  links: TagLinks,
+  id: number,
+  tagIds: readonly number[],
+): void {
   db.prepare(`DELETE FROM ${links.table} WHERE ${links.key} = ?`).run(id);
-  const insert = db.prepare(`INSERT OR IGNORE INTO ${links.table} (${links.key}, tag_id) VALUES (?, ?)`);
+  const insert = db.prepare(
+    `INSERT OR IGNORE INTO ${links.table} (${links.key}, tag_id) VALUES (?, ?)`,
+  );
   for (const tagId of tagIds) insert.run(id, tagId);
 }
 
@@ -230,7 +273,17 @@ export interface SnmpConfigRow {
   privprot: string | null;
 }
 
-export const SNMP_COLUMNS = ['snmp_version', 'snmp_port', 'snmp_community', 'snmp_v3_security', 'authuser', 'authpass', 'authprot', 'privpass', 'privprot'] as const;
+export const SNMP_COLUMNS = [
+  'snmp_version',
+  'snmp_port',
+  'snmp_community',
+  'snmp_v3_security',
+  'authuser',
+  'authpass',
+  'authprot',
+  'privpass',
+  'privprot',
+] as const;
 
 export interface DeviceSnmpRow extends SnmpConfigRow {
   device_id: number;
@@ -243,7 +296,8 @@ export interface DeviceSnmpRow extends SnmpConfigRow {
 }
 
 export function findSnmpConfig(db: DB, deviceId: number): DeviceSnmpRow | undefined {
-  return db.prepare('SELECT * FROM device_snmp WHERE device_id = ?').get(deviceId) as DeviceSnmpRow | undefined;
+  return db.prepare('SELECT * FROM device_snmp WHERE device_id = ?').get(deviceId) as
+    DeviceSnmpRow | undefined;
 }
 
 export function saveSnmpConfig(db: DB, deviceId: number, config: SnmpConfigRow, now: number): void {
@@ -283,8 +337,16 @@ export function recordCrawl(db: DB, deviceId: number, outcome: CrawlOutcome): vo
   if (outcome.ok) {
     db.prepare(
       `UPDATE device_snmp SET last_crawl_at = ?, last_crawl_status = 'ok', last_crawl_error = NULL, sys_name = ?, sys_descr = ?, sys_object_id = ? WHERE device_id = ?`,
-    ).run(outcome.at, outcome.sysName ?? null, outcome.sysDescr ?? null, outcome.sysObjectId ?? null, deviceId);
+    ).run(
+      outcome.at,
+      outcome.sysName ?? null,
+      outcome.sysDescr ?? null,
+      outcome.sysObjectId ?? null,
+      deviceId,
+    );
   } else {
-    db.prepare(`UPDATE device_snmp SET last_crawl_at = ?, last_crawl_status = 'failed', last_crawl_error = ? WHERE device_id = ?`).run(outcome.at, outcome.error ?? null, deviceId);
+    db.prepare(
+      `UPDATE device_snmp SET last_crawl_at = ?, last_crawl_status = 'failed', last_crawl_error = ? WHERE device_id = ?`,
+    ).run(outcome.at, outcome.error ?? null, deviceId);
   }
 }

@@ -7,9 +7,24 @@ import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import { allOf, anyOf, type Identity } from '../../platform/http/identity.js';
 import { identityOf } from '../../platform/http/route-config.js';
-import { legacy200, MessageBody, responses, StatusCodeBody, StatusMessageBody, FalseErrorsBody, LegacyStatusBody } from '../../platform/http/schemas.js';
+import {
+  legacy200,
+  MessageBody,
+  responses,
+  StatusCodeBody,
+  StatusMessageBody,
+  FalseErrorsBody,
+  LegacyStatusBody,
+} from '../../platform/http/schemas.js';
 import { deviceWindow } from './device-window.js';
-import { findSnmpConfig, listProfiles, listTags, replaceDeviceTags, tagIdsOfDevice, tagsOfDevices } from './devices.repository.js';
+import {
+  findSnmpConfig,
+  listProfiles,
+  listTags,
+  replaceDeviceTags,
+  tagIdsOfDevice,
+  tagsOfDevices,
+} from './devices.repository.js';
 import {
   AddTagsBody,
   DeleteDeviceBody,
@@ -42,7 +57,11 @@ export interface DevicesRoutesDeps {
   devices: DevicesService;
 }
 
-export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRoutesDeps): Promise<void> {
+export async function devicesRoutes(
+  app: App,
+  ctx: CoreContext,
+  deps: DevicesRoutesDeps,
+): Promise<void> {
   const { db, clock, secrets } = ctx;
   const { devices } = deps;
 
@@ -61,7 +80,11 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
     },
     async (request, reply) => {
       const identity = identityOf(request);
-      const cached = devices.cachedListJson(identity, request.query, (list) => reply.serializeInput({ status: 200, devices: list }, '200') as string);
+      const cached = devices.cachedListJson(
+        identity,
+        request.query,
+        (list) => reply.serializeInput({ status: 200, devices: list }, '200') as string,
+      );
       if (cached !== null) return reply.type('application/json; charset=utf-8').send(cached);
       return { status: 200 as const, devices: devices.list(identity, request.query) };
     },
@@ -84,14 +107,20 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
       const device = devices.visibleDevice(identityOf(request), request.params.device);
       if (!device) throw failure(404, DEVICE_NOT_FOUND);
       const window = deviceWindow(request.query, clock.now());
-      if ('field' in window) throw failure(422, window.message, { fields: { [window.field]: [window.message] } });
+      if ('field' in window)
+        throw failure(422, window.message, { fields: { [window.field]: [window.message] } });
       const { snmp, ...detail } = devices.detail(device, window.window);
       return { status: 200 as const, device: { ...detail, snmpconfig: maskSnmpConfig(snmp) } };
     },
   );
 
   // spec: part2 > Device inventory > GET /api/device/{device}/stats
-  const stats: RouteErrors = { validation: 'message', validationStatus: 400, failure: 'message', internal: 'Device statistics could not be computed.' };
+  const stats: RouteErrors = {
+    validation: 'message',
+    validationStatus: 400,
+    failure: 'message',
+    internal: 'Device statistics could not be computed.',
+  };
   app.get(
     '/api/device/:device/stats',
     {
@@ -100,7 +129,12 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
         tags: TAGS,
         summary: 'Rows and storage of each log category of a device, ending with a Total row',
         params: DeviceParams,
-        response: responses(stats, { 200: DeviceStats, 400: MessageBody, 404: MessageBody, 500: MessageBody }),
+        response: responses(stats, {
+          200: DeviceStats,
+          400: MessageBody,
+          404: MessageBody,
+          500: MessageBody,
+        }),
       },
     },
     async (request) => {
@@ -111,7 +145,11 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
   );
 
   // spec: part2 > Device inventory > POST /api/device/set
-  const save: RouteErrors = { validation: 'statusCode', failure: 'statusCode', internal: 'The device could not be saved.' };
+  const save: RouteErrors = {
+    validation: 'statusCode',
+    failure: 'statusCode',
+    internal: 'The device could not be saved.',
+  };
   app.post(
     '/api/device/set',
     {
@@ -120,22 +158,36 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
         tags: TAGS,
         summary: 'Create (no id) or update a device',
         body: DeviceSetBody,
-        response: responses(save, { 200: DeviceSaved, 409: StatusCodeBody, 422: StatusCodeBody, 500: StatusCodeBody }),
+        response: responses(save, {
+          200: DeviceSaved,
+          409: StatusCodeBody,
+          422: StatusCodeBody,
+          500: StatusCodeBody,
+        }),
       },
     },
     async (request) => {
       try {
         const saved = devices.save(identityOf(request), request.body);
-        return { status: 200 as const, message: saved.created ? 'Device created' : 'Device updated', device: { id: saved.id, tags: saved.tags } };
+        return {
+          status: 200 as const,
+          message: saved.created ? 'Device created' : 'Device updated',
+          device: { id: saved.id, tags: saved.tags },
+        };
       } catch (err) {
-        if (err instanceof DeviceRuleError) throw failure(err.status, err.message, err.fields ? { fields: err.fields } : {});
+        if (err instanceof DeviceRuleError)
+          throw failure(err.status, err.message, err.fields ? { fields: err.fields } : {});
         throw err;
       }
     },
   );
 
   // spec: part2 > Device inventory > DELETE /api/device/{device}
-  const remove: RouteErrors = { validation: 'statusCode', failure: 'statusCode', internal: 'The device could not be deleted.' };
+  const remove: RouteErrors = {
+    validation: 'statusCode',
+    failure: 'statusCode',
+    internal: 'The device could not be deleted.',
+  };
   app.delete(
     '/api/device/:device',
     {
@@ -151,7 +203,8 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
       const device = devices.visibleDevice(identityOf(request), request.params.device);
       if (!device) throw failure(500, DEVICE_NOT_FOUND);
       const outcome = devices.delete(device.id);
-      if (outcome === 'protected') throw failure(500, 'The appliance device (id 1) cannot be deleted.');
+      if (outcome === 'protected')
+        throw failure(500, 'The appliance device (id 1) cannot be deleted.');
       if (outcome === 'missing') throw failure(500, DEVICE_NOT_FOUND);
       return { status: 200 as const, message: 'Device deleted' };
     },
@@ -174,7 +227,8 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
       const device = devices.visibleDevice(identityOf(request), request.body.device);
       if (!device) throw failure(404, DEVICE_NOT_FOUND, { family: 'legacyStatus' });
       const outcome = devices.delete(device.id);
-      if (outcome === 'protected') throw failure(200, 'The appliance device (id 1) cannot be deleted.');
+      if (outcome === 'protected')
+        throw failure(200, 'The appliance device (id 1) cannot be deleted.');
       if (outcome === 'missing') throw failure(404, DEVICE_NOT_FOUND, { family: 'legacyStatus' });
       return { status: 201 as const, hasError: false as const, message: true as const };
     },
@@ -189,13 +243,18 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
         tags: TAGS,
         summary: 'Queue a discovery crawl of the device (SNMP walk: interfaces, disks)',
         params: DeviceParams,
-        response: responses(inventory, { 200: StatusMessage(200), 404: StatusCodeBody, 422: StatusCodeBody }),
+        response: responses(inventory, {
+          200: StatusMessage(200),
+          404: StatusCodeBody,
+          422: StatusCodeBody,
+        }),
       },
     },
     async (request) => {
       const device = devices.visibleDevice(identityOf(request), request.params.device);
       if (!device) throw failure(404, DEVICE_NOT_FOUND);
-      if (device.enable_snmp !== 1 || !findSnmpConfig(db, device.id)) throw failure(422, 'SNMP is not enabled for this device.');
+      if (device.enable_snmp !== 1 || !findSnmpConfig(db, device.id))
+        throw failure(422, 'SNMP is not enabled for this device.');
       devices.crawl.schedule(device.id);
       devices.crawl.queueNow(device.id);
       return { status: 200 as const, message: 'Crawl queued' };
@@ -203,7 +262,12 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
   );
 
   // spec: part2 > Device inventory > POST /api/testSnmp
-  const testSnmp: RouteErrors = { validation: 'statusMessage', validationStatus: 422, failure: 'statusMessage', internal: 'The SNMP test failed unexpectedly.' };
+  const testSnmp: RouteErrors = {
+    validation: 'statusMessage',
+    validationStatus: 422,
+    failure: 'statusMessage',
+    internal: 'The SNMP test failed unexpectedly.',
+  };
   app.post(
     '/api/testSnmp',
     {
@@ -211,9 +275,15 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
       schema: {
         tags: TAGS,
         summary: 'Probe an SNMP agent with a configuration (nothing is saved)',
-        description: 'Masked or blank secrets are taken from the device named by device_id. A probe that gets no proper answer is `{status: 301, message}`.',
+        description:
+          'Masked or blank secrets are taken from the device named by device_id. A probe that gets no proper answer is `{status: 301, message}`.',
         body: TestSnmpBody,
-        response: responses(testSnmp, { 200: TestSnmpResult, 404: StatusMessageBody, 422: StatusMessageBody, 500: StatusMessageBody }),
+        response: responses(testSnmp, {
+          200: TestSnmpResult,
+          404: StatusMessageBody,
+          422: StatusMessageBody,
+          500: StatusMessageBody,
+        }),
       },
     },
     async (request) => {
@@ -227,9 +297,12 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
       const host = canonicalIp(ip);
       if (!host) throw failure(422, 'The ip must be a valid IP address.');
       const probe = probeTargetOf(secrets, host, snmpconfig, stored);
-      if ('errors' in probe) throw failure(422, Object.values(probe.errors)[0]?.[0] ?? 'The given data was invalid.');
+      if ('errors' in probe)
+        throw failure(422, Object.values(probe.errors)[0]?.[0] ?? 'The given data was invalid.');
       try {
-        const system = await withSnmpSession(probe.target, TEST_SNMP_TIMING, (session) => probeSystem(session));
+        const system = await withSnmpSession(probe.target, TEST_SNMP_TIMING, (session) =>
+          probeSystem(session),
+        );
         const name = system.sysName ?? system.sysDescr ?? host;
         return { status: 200 as const, message: `SNMP answered: ${name}` };
       } catch (err) {
@@ -244,7 +317,11 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
     '/api/tags',
     {
       config: { access: anyOf('devices', 'overwatch', 'write_devices'), errors: inventory },
-      schema: { tags: TAGS, summary: 'List tags (a tag-restricted user sees their own tags)', response: responses(inventory, { 200: TagList }) },
+      schema: {
+        tags: TAGS,
+        summary: 'List tags (a tag-restricted user sees their own tags)',
+        response: responses(inventory, { 200: TagList }),
+      },
     },
     async (request) => ({ status: 200 as const, tags: listTags(db, identityOf(request).tagIds) }),
   );
@@ -254,7 +331,12 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
     '/api/device/:device/tags',
     {
       config: { access: allOf('devices'), errors: inventory },
-      schema: { tags: TAGS, summary: "A device's tags", params: DeviceParams, response: responses(inventory, { 200: DeviceTagList, 404: StatusCodeBody }) },
+      schema: {
+        tags: TAGS,
+        summary: "A device's tags",
+        params: DeviceParams,
+        response: responses(inventory, { 200: DeviceTagList, 404: StatusCodeBody }),
+      },
     },
     async (request) => {
       const device = devices.visibleDevice(identityOf(request), request.params.device);
@@ -265,7 +347,12 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
 
   // spec: part2 > Tags and profiles > POST /api/device/{device}/tags
   const tagWrite: RouteErrors = { validation: 'falseErrors', failure: 'falseErrors' };
-  const changeTags = (identity: Identity, deviceId: number, tags: readonly { slug: string; name?: string }[], mode: 'add' | 'remove') => {
+  const changeTags = (
+    identity: Identity,
+    deviceId: number,
+    tags: readonly { slug: string; name?: string }[],
+    mode: 'add' | 'remove',
+  ) => {
     const device = devices.visibleDevice(identity, deviceId);
     if (!device) throw failure(404, DEVICE_NOT_FOUND);
     const plan = devices.planTags(identity, tags, tagIdsOfDevice(db, device.id), mode);
@@ -281,7 +368,11 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
         summary: 'Add tags to a device (missing tags are created)',
         params: DeviceParams,
         body: AddTagsBody,
-        response: responses(tagWrite, { 201: StatusMessage(201), 400: FalseErrorsBody, 404: FalseErrorsBody }),
+        response: responses(tagWrite, {
+          201: StatusMessage(201),
+          400: FalseErrorsBody,
+          404: FalseErrorsBody,
+        }),
       },
     },
     async (request, reply) => {
@@ -301,7 +392,11 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
         summary: 'Remove tags from a device',
         params: DeviceParams,
         body: RemoveTagsBody,
-        response: responses(tagWrite, { 200: StatusMessage(200), 400: FalseErrorsBody, 404: FalseErrorsBody }),
+        response: responses(tagWrite, {
+          200: StatusMessage(200),
+          400: FalseErrorsBody,
+          404: FalseErrorsBody,
+        }),
       },
     },
     async (request) => {
@@ -315,11 +410,19 @@ export async function devicesRoutes(app: App, ctx: CoreContext, deps: DevicesRou
     '/api/device/profiles',
     {
       config: { access: anyOf('devices', 'overwatch', 'write_devices'), errors: inventory },
-      schema: { tags: TAGS, summary: 'Device profiles and their default dashboard layouts', response: responses(inventory, { 200: ProfileList }) },
+      schema: {
+        tags: TAGS,
+        summary: 'Device profiles and their default dashboard layouts',
+        response: responses(inventory, { 200: ProfileList }),
+      },
     },
     async () => ({
       status: 200 as const,
-      profiles: listProfiles(db).map((p) => ({ id: p.id, profile: p.profile, layout: JSON.parse(p.layout) as unknown })),
+      profiles: listProfiles(db).map((p) => ({
+        id: p.id,
+        profile: p.profile,
+        layout: JSON.parse(p.layout) as unknown,
+      })),
     }),
   );
 }

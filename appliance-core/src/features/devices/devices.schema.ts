@@ -7,7 +7,10 @@ import { AUTH_PROTOCOLS, PRIV_PROTOCOLS, V3_SECURITY_LEVELS } from './snmp.clien
 
 // --- shared pieces ------------------------------------------------------------------------
 
-export const Sentinel = Type.Object({ __encrypted__: Type.Literal(true) }, { description: 'The encrypted-field sentinel' });
+export const Sentinel = Type.Object(
+  { __encrypted__: Type.Literal(true) },
+  { description: 'The encrypted-field sentinel' },
+);
 /**
  * A secret on write: new plaintext, the sentinel or an empty value (keep), or null (keep). One
  * schema with a type list rather than a union, so a bad value gets one message, not one per branch.
@@ -17,13 +20,15 @@ export const SecretIn = Type.Unsafe<string | { __encrypted__: true } | null>({
   maxLength: 255,
   properties: { __encrypted__: { const: true } },
   required: ['__encrypted__'],
-  description: 'new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret',
+  description:
+    'new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret',
 });
 /** A secret on read: the sentinel when one is stored, else null. */
 export const SecretOut = Type.Union([Sentinel, Type.Null()]);
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 /** A string or null on write, as one schema (one message when wrong). */
-const NullableString = (options: { maxLength: number; description?: string }) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+const NullableString = (options: { maxLength: number; description?: string }) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
 
 /** Booleans as clients send them (true/false, 1/0, "1"/"0", "true"/"false"); one enum, so one message. */
 export const BoolLike = Type.Unsafe<boolean | 0 | 1 | '0' | '1' | 'true' | 'false'>({
@@ -31,13 +36,32 @@ export const BoolLike = Type.Unsafe<boolean | 0 | 1 | '0' | '1' | 'true' | 'fals
   description: 'true/false, 1/0, "1"/"0", "true"/"false"',
 });
 export type BoolLike = Static<typeof BoolLike>;
-export const toBool = (value: BoolLike): boolean => value === true || value === 1 || value === '1' || value === 'true';
+export const toBool = (value: BoolLike): boolean =>
+  value === true || value === 1 || value === '1' || value === 'true';
 
-export const TagSlug = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$', description: 'Letters, digits, `_ . : -`; max 64' });
-export const TagRecord = Type.Object({ id: Type.Integer(), slug: Type.String(), name: Type.String(), type: Type.String() });
-export const DeviceTag = Type.Object({ slug: Type.String(), name: Type.String(), type: Type.String() });
+export const TagSlug = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$',
+  description: 'Letters, digits, `_ . : -`; max 64',
+});
+export const TagRecord = Type.Object({
+  id: Type.Integer(),
+  slug: Type.String(),
+  name: Type.String(),
+  type: Type.String(),
+});
+export const DeviceTag = Type.Object({
+  slug: Type.String(),
+  name: Type.String(),
+  type: Type.String(),
+});
 export type DeviceTag = Static<typeof DeviceTag>;
-const TagObject = Type.Object({ slug: TagSlug, name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })), type: Type.Optional(Type.Literal('device')) });
+const TagObject = Type.Object({
+  slug: TagSlug,
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  type: Type.Optional(Type.Literal('device')),
+});
 /** A tag on write: `{slug, name, type: 'device'}` (name defaults to the slug), or just the slug; one schema, one message. */
 export const TagIn = Type.Unsafe<string | Static<typeof TagObject>>({
   ...TagObject,
@@ -54,20 +78,45 @@ export const TagsIn = Type.Array(TagIn, { maxItems: 100 });
 
 export const SnmpConfigIn = Type.Object(
   {
-    snmp_version: Type.Optional(Type.Unsafe<1 | 2 | 3 | '1' | '2' | '2c' | '3'>({ enum: [1, 2, 3, '1', '2', '2c', '3'], description: '1, 2 (2c) or 3' })),
+    snmp_version: Type.Optional(
+      Type.Unsafe<1 | 2 | 3 | '1' | '2' | '2c' | '3'>({
+        enum: [1, 2, 3, '1', '2', '2c', '3'],
+        description: '1, 2 (2c) or 3',
+      }),
+    ),
     snmp_port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
     snmp_community: Type.Optional(SecretIn),
-    snmp_v3_security: Type.Optional(Type.Unsafe<(typeof V3_SECURITY_LEVELS)[number] | null>({ enum: [...V3_SECURITY_LEVELS, null] })),
+    snmp_v3_security: Type.Optional(
+      Type.Unsafe<(typeof V3_SECURITY_LEVELS)[number] | null>({
+        enum: [...V3_SECURITY_LEVELS, null],
+      }),
+    ),
     authuser: Type.Optional(NullableString({ maxLength: 255 })),
     authpass: Type.Optional(SecretIn),
-    authprot: Type.Optional(NullableString({ maxLength: 16, description: `${AUTH_PROTOCOLS.join(', ')} (case and dashes ignored)` })),
+    authprot: Type.Optional(
+      NullableString({
+        maxLength: 16,
+        description: `${AUTH_PROTOCOLS.join(', ')} (case and dashes ignored)`,
+      }),
+    ),
     privpass: Type.Optional(SecretIn),
-    privprot: Type.Optional(NullableString({ maxLength: 16, description: `${PRIV_PROTOCOLS.join(', ')} (AES-128 = AES, AES-256 = AES256B)` })),
+    privprot: Type.Optional(
+      NullableString({
+        maxLength: 16,
+        description: `${PRIV_PROTOCOLS.join(', ')} (AES-128 = AES, AES-256 = AES256B)`,
+      }),
+    ),
   },
-  { description: 'SNMP settings; v1/v2: snmp_community; v3: snmp_v3_security, authuser, authpass, authprot, privpass, privprot' },
+  {
+    description:
+      'SNMP settings; v1/v2: snmp_community; v3: snmp_v3_security, authuser, authpass, authprot, privpass, privprot',
+  },
 );
 /** snmpconfig may also be null (ignored): one schema with a type list. */
-export const SnmpConfigInOrNull = Type.Unsafe<Static<typeof SnmpConfigIn> | null>({ ...SnmpConfigIn, type: ['object', 'null'] });
+export const SnmpConfigInOrNull = Type.Unsafe<Static<typeof SnmpConfigIn> | null>({
+  ...SnmpConfigIn,
+  type: ['object', 'null'],
+});
 export type SnmpConfigIn = Static<typeof SnmpConfigIn>;
 
 export const SnmpConfigOut = Type.Object({
@@ -116,7 +165,11 @@ export type DiskTrackerRecord = Static<typeof DiskTrackerRecord>;
 
 // --- walks ----------------------------------------------------------------------------------
 
-export const DecodedVarbind = Type.Object({ oid: Type.String(), type: Type.String(), value: Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]) });
+export const DecodedVarbind = Type.Object({
+  oid: Type.String(),
+  type: Type.String(),
+  value: Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
+});
 export const WalkSummary = Type.Object({
   id: Type.Integer(),
   device_id: Type.Integer(),
@@ -126,7 +179,10 @@ export const WalkSummary = Type.Object({
   duration_ms: Type.Integer(),
   truncated: Type.Boolean(),
 });
-export const WalkRecord = Type.Composite([WalkSummary, Type.Object({ varbinds: Type.Array(DecodedVarbind) })]);
+export const WalkRecord = Type.Composite([
+  WalkSummary,
+  Type.Object({ varbinds: Type.Array(DecodedVarbind) }),
+]);
 export type WalkRecord = Static<typeof WalkRecord>;
 
 // --- device records -------------------------------------------------------------------------
@@ -148,28 +204,50 @@ const relationDescription = 'present when requested with the query flag of the s
 export const DeviceListRecord = Type.Object({
   ...deviceFields,
   alerts: Type.Optional(Type.Array(Type.Unknown(), { description: relationDescription })),
-  ping: Type.Optional(Type.Unknown({ description: `${relationDescription}: the latency tracker or null` })),
+  ping: Type.Optional(
+    Type.Unknown({ description: `${relationDescription}: the latency tracker or null` }),
+  ),
   oids: Type.Optional(Type.Array(Type.Unknown(), { description: relationDescription })),
   walks: Type.Optional(Type.Array(WalkSummary, { description: relationDescription })),
-  interfaces: Type.Optional(Type.Array(Type.Unknown(), { description: `${relationDescription}: interface trackers` })),
+  interfaces: Type.Optional(
+    Type.Array(Type.Unknown(), { description: `${relationDescription}: interface trackers` }),
+  ),
   ports: Type.Optional(Type.Array(Type.Unknown(), { description: relationDescription })),
-  disks: Type.Optional(Type.Array(Type.Unknown(), { description: `${relationDescription}: disk trackers` })),
+  disks: Type.Optional(
+    Type.Array(Type.Unknown(), { description: `${relationDescription}: disk trackers` }),
+  ),
 });
 
-export const DeviceList = Type.Object({ status: Type.Literal(200), devices: Type.Array(DeviceListRecord) });
+export const DeviceList = Type.Object({
+  status: Type.Literal(200),
+  devices: Type.Array(DeviceListRecord),
+});
 
 export const DeviceDetail = Type.Object({
   ...deviceFields,
   alerts: Type.Array(Type.Unknown()),
   snmpconfig: SnmpConfigOut,
   syslogconfig: Type.Object({ severity: Nullable(Type.Integer()) }),
-  netflow: Type.Object({ bytes: Type.Integer(), count: Type.Integer(), top_partners: Type.Array(Type.Unknown()) }),
+  netflow: Type.Object({
+    bytes: Type.Integer(),
+    count: Type.Integer(),
+    top_partners: Type.Array(Type.Unknown()),
+  }),
   ping: Type.Array(Type.Unknown(), { description: 'latency readings in the window' }),
-  oids: Type.Array(Type.Unknown(), { description: 'OID trackers with their readings in the window' }),
-  interfaces: Type.Array(Type.Unknown(), { description: 'interface trackers with `logs` in the window' }),
-  ports: Type.Array(Type.Unknown(), { description: 'port trackers with their readings in the window' }),
+  oids: Type.Array(Type.Unknown(), {
+    description: 'OID trackers with their readings in the window',
+  }),
+  interfaces: Type.Array(Type.Unknown(), {
+    description: 'interface trackers with `logs` in the window',
+  }),
+  ports: Type.Array(Type.Unknown(), {
+    description: 'port trackers with their readings in the window',
+  }),
   disks: Type.Array(Type.Unknown(), { description: 'disk trackers with `logs` in the window' }),
-  window: Type.Object({ start_time: Type.String(), end_time: Type.String() }, { description: 'the effective window (ISO 8601, UTC)' }),
+  window: Type.Object(
+    { start_time: Type.String(), end_time: Type.String() },
+    { description: 'the effective window (ISO 8601, UTC)' },
+  ),
 });
 export const DeviceDetailBody = Type.Object({ status: Type.Literal(200), device: DeviceDetail });
 
@@ -219,12 +297,22 @@ export const DeviceSaved = Type.Object({
   device: Type.Object({ id: Type.Integer(), tags: Type.Array(DeviceTag) }),
 });
 
-export const StatusMessage = (status: number) => Type.Object({ status: Type.Literal(status), message: Type.String() });
+export const StatusMessage = (status: number) =>
+  Type.Object({ status: Type.Literal(status), message: Type.String() });
 
 export const DeleteDeviceBody = Type.Object({ device: Type.Integer({ minimum: 1 }) });
-export const LegacyDeleted = Type.Object({ status: Type.Literal(201), hasError: Type.Literal(false), message: Type.Literal(true) });
+export const LegacyDeleted = Type.Object({
+  status: Type.Literal(201),
+  hasError: Type.Literal(false),
+  message: Type.Literal(true),
+});
 
-export const DeviceStatsRow = Type.Object({ log_name: Type.String(), total_rows: Type.Integer(), size: Type.Integer({ description: 'bytes' }), formatted: Type.String() });
+export const DeviceStatsRow = Type.Object({
+  log_name: Type.String(),
+  total_rows: Type.Integer(),
+  size: Type.Integer({ description: 'bytes' }),
+  formatted: Type.String(),
+});
 export const DeviceStats = Type.Array(DeviceStatsRow);
 
 export const TestSnmpBody = Type.Object({
@@ -232,18 +320,43 @@ export const TestSnmpBody = Type.Object({
   snmpconfig: SnmpConfigIn,
   device_id: Type.Optional(Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1 })),
 });
-export const TestSnmpResult = Type.Object({ status: Type.Union([Type.Literal(200), Type.Literal(301)]), message: Type.String() });
+export const TestSnmpResult = Type.Object({
+  status: Type.Union([Type.Literal(200), Type.Literal(301)]),
+  message: Type.String(),
+});
 
 // --- tags and profiles ----------------------------------------------------------------------
 
 export const TagList = Type.Object({ status: Type.Literal(200), tags: Type.Array(TagRecord) });
-export const DeviceTagList = Type.Object({ status: Type.Literal(200), tags: Type.Array(DeviceTag) });
-export const AddTagsBody = Type.Object({
-  tags: Type.Array(Type.Object({ slug: TagSlug, name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })), type: Type.Optional(Type.Literal('device')) }), { minItems: 1, maxItems: 100 }),
+export const DeviceTagList = Type.Object({
+  status: Type.Literal(200),
+  tags: Type.Array(DeviceTag),
 });
-export const RemoveTagsBody = Type.Object({ tags: Type.Array(Type.Object({ slug: Type.String({ minLength: 1, maxLength: 64 }) }), { minItems: 1, maxItems: 100 }) });
-export const ProfileRecord = Type.Object({ id: Type.Integer(), profile: Type.String(), layout: Type.Unknown({ description: 'default dashboard layout (JSON)' }) });
-export const ProfileList = Type.Object({ status: Type.Literal(200), profiles: Type.Array(ProfileRecord) });
+export const AddTagsBody = Type.Object({
+  tags: Type.Array(
+    Type.Object({
+      slug: TagSlug,
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+      type: Type.Optional(Type.Literal('device')),
+    }),
+    { minItems: 1, maxItems: 100 },
+  ),
+});
+export const RemoveTagsBody = Type.Object({
+  tags: Type.Array(Type.Object({ slug: Type.String({ minLength: 1, maxLength: 64 }) }), {
+    minItems: 1,
+    maxItems: 100,
+  }),
+});
+export const ProfileRecord = Type.Object({
+  id: Type.Integer(),
+  profile: Type.String(),
+  layout: Type.Unknown({ description: 'default dashboard layout (JSON)' }),
+});
+export const ProfileList = Type.Object({
+  status: Type.Literal(200),
+  profiles: Type.Array(ProfileRecord),
+});
 
 // --- autodiscovery credentials --------------------------------------------------------------
 
@@ -256,9 +369,15 @@ export const CredentialRecord = Type.Object({
   snmp_community: SecretOut,
   authpass: SecretOut,
   snmp_privpass: SecretOut,
-  snmp_port: Type.Integer({ description: 'UDP port the discovery sweep uses with this set (default 161)' }),
+  snmp_port: Type.Integer({
+    description: 'UDP port the discovery sweep uses with this set (default 161)',
+  }),
 });
-export const CredentialList = Type.Object({ status: Type.Literal(201), hasError: Type.Literal(false), data: Type.Array(CredentialRecord) });
+export const CredentialList = Type.Object({
+  status: Type.Literal(201),
+  hasError: Type.Literal(false),
+  data: Type.Array(CredentialRecord),
+});
 export const AddEditCredentialBody = Type.Object({
   action: Type.String({ minLength: 1, maxLength: 16 }),
   id: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -272,8 +391,16 @@ export const AddEditCredentialBody = Type.Object({
   snmp_port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
 });
 export type AddEditCredentialBody = Static<typeof AddEditCredentialBody>;
-export const CredentialSaved = Type.Object({ status: Type.Literal(201), hasError: Type.Literal(false), credential: Type.Object({ id: Type.Integer(), label: Type.String() }) });
-export const LegacyMessage = Type.Object({ status: Type.Literal(201), hasError: Type.Literal(false), message: Type.String() });
+export const CredentialSaved = Type.Object({
+  status: Type.Literal(201),
+  hasError: Type.Literal(false),
+  credential: Type.Object({ id: Type.Integer(), label: Type.String() }),
+});
+export const LegacyMessage = Type.Object({
+  status: Type.Literal(201),
+  hasError: Type.Literal(false),
+  message: Type.String(),
+});
 
 // --- pending devices ------------------------------------------------------------------------
 
@@ -290,14 +417,18 @@ export const PendingRecord = Type.Object({
   os_version: Nullable(Type.String()),
   tags: Type.Array(DeviceTag),
   snmpconfig: SnmpConfigOut,
-  open_ports: Nullable(Type.Array(Type.Integer(), { description: 'open TCP ports found by a discovery portscan' })),
+  open_ports: Nullable(
+    Type.Array(Type.Integer(), { description: 'open TCP ports found by a discovery portscan' }),
+  ),
 });
 export type PendingRecord = Static<typeof PendingRecord>;
 export const DiscoveryStatusRecord = Type.Object({
   id: Type.Integer(),
   net_id: Type.Integer(),
   start_time: Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }),
-  end_time: Nullable(Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC); null while the sweep runs' })),
+  end_time: Nullable(
+    Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC); null while the sweep runs' }),
+  ),
 });
 export type DiscoveryStatusRecord = Static<typeof DiscoveryStatusRecord>;
 export const PendingList = Type.Object({
@@ -307,7 +438,10 @@ export const PendingList = Type.Object({
   discovery_status: Type.Array(DiscoveryStatusRecord),
 });
 export const PendingIdBody = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-export const ImportPendingBody = Type.Object({ id: Type.Integer({ minimum: 1 }), tags: Type.Optional(TagsIn) });
+export const ImportPendingBody = Type.Object({
+  id: Type.Integer({ minimum: 1 }),
+  tags: Type.Optional(TagsIn),
+});
 export const PENDING_FIELDS = [
   'label',
   'profile',
@@ -327,12 +461,24 @@ export type PendingField = (typeof PENDING_FIELDS)[number];
 export const UpdatePendingFieldBody = Type.Object({
   id: Type.Integer({ minimum: 1 }),
   field: Type.Union(PENDING_FIELDS.map((f) => Type.Literal(f))),
-  value: Type.Union([Type.String({ maxLength: 255 }), Type.Number(), Type.Boolean(), Sentinel, Type.Null()]),
+  value: Type.Union([
+    Type.String({ maxLength: 255 }),
+    Type.Number(),
+    Type.Boolean(),
+    Sentinel,
+    Type.Null(),
+  ]),
 });
-export const UpdatePendingTagsBody = Type.Object({ id: Type.Integer({ minimum: 1 }), tags: TagsIn });
+export const UpdatePendingTagsBody = Type.Object({
+  id: Type.Integer({ minimum: 1 }),
+  tags: TagsIn,
+});
 
 // --- walks ----------------------------------------------------------------------------------
 
 export const WalkTargetParams = Type.Object({ target: Type.String({ maxLength: 32 }) });
 export const LiveWalkResult = Type.Object({ status: Type.Literal(201), message: WalkRecord });
-export const LastWalkResult = Type.Object({ status: Type.Literal(201), walk: Nullable(WalkRecord) });
+export const LastWalkResult = Type.Object({
+  status: Type.Literal(201),
+  walk: Nullable(WalkRecord),
+});

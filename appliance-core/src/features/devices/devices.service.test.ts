@@ -22,13 +22,26 @@ let dir: string;
 let db: DB;
 let devices: DevicesService;
 
-const insertDevice = (ip: string) => Number(db.prepare(`INSERT INTO devices (label, ip_address, profile, created_at, updated_at) VALUES ('d', ?, 'dash_generic', 0, 0)`).run(ip).lastInsertRowid);
+const insertDevice = (ip: string) =>
+  Number(
+    db
+      .prepare(
+        `INSERT INTO devices (label, ip_address, profile, created_at, updated_at) VALUES ('d', ?, 'dash_generic', 0, 0)`,
+      )
+      .run(ip).lastInsertRowid,
+  );
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devices-service-'));
   db = openDatabase(path.join(dir, 'test.db'));
   migrate(db, Date.now());
-  const ctx = { db, clock: systemClock, secrets: new SecretBox(Buffer.alloc(32, 1)), log: pino({ level: 'silent' }), hostname: () => 'test' } as unknown as CoreContext;
+  const ctx = {
+    db,
+    clock: systemClock,
+    secrets: new SecretBox(Buffer.alloc(32, 1)),
+    log: pino({ level: 'silent' }),
+    hostname: () => 'test',
+  } as unknown as CoreContext;
   devices = new DevicesService(ctx, new Scheduler(systemClock));
 });
 afterEach(() => {
@@ -42,8 +55,20 @@ describe('device delete cascade', () => {
     const id = insertDevice('127.0.9.1');
     db.prepare(`INSERT INTO feature_rows VALUES (?, 'a'), (?, 'b')`).run(id, id);
     const released: number[] = [];
-    devices.registerDeviceCleanup('feature', (deviceId) => void db.prepare('DELETE FROM feature_rows WHERE device_id = ?').run(deviceId), (deviceId) => released.push(deviceId));
-    expect(devices.deviceCleanupNames()).toEqual(['walks', 'interface-trackers', 'disk-trackers', 'snmp-config', 'pending-duplicates', 'tags', 'feature']);
+    devices.registerDeviceCleanup(
+      'feature',
+      (deviceId) => void db.prepare('DELETE FROM feature_rows WHERE device_id = ?').run(deviceId),
+      (deviceId) => released.push(deviceId),
+    );
+    expect(devices.deviceCleanupNames()).toEqual([
+      'walks',
+      'interface-trackers',
+      'disk-trackers',
+      'snmp-config',
+      'pending-duplicates',
+      'tags',
+      'feature',
+    ]);
     expect(devices.delete(id)).toBe('deleted');
     expect(db.prepare('SELECT count(*) AS n FROM feature_rows').get()).toEqual({ n: 0 });
     expect(released).toEqual([id]);
@@ -54,13 +79,17 @@ describe('device delete cascade', () => {
   it('deletes nothing when a clean-up fails (the device and every earlier clean-up are rolled back)', () => {
     const id = insertDevice('127.0.9.2');
     const now = Date.now();
-    db.prepare(`INSERT INTO interface_trackers (device_id, interface, name, last_seen_at, created_at, updated_at) VALUES (?, 1, 'eth0', ?, ?, ?)`).run(id, now, now, now);
+    db.prepare(
+      `INSERT INTO interface_trackers (device_id, interface, name, last_seen_at, created_at, updated_at) VALUES (?, 1, 'eth0', ?, ?, ?)`,
+    ).run(id, now, now, now);
     devices.registerDeviceCleanup('broken', () => {
       throw new Error('disk full');
     });
     expect(() => devices.delete(id)).toThrow('disk full');
     expect(db.prepare('SELECT 1 FROM devices WHERE id = ?').get(id)).toBeDefined();
-    expect(db.prepare('SELECT count(*) AS n FROM interface_trackers WHERE device_id = ?').get(id)).toEqual({ n: 1 });
+    expect(
+      db.prepare('SELECT count(*) AS n FROM interface_trackers WHERE device_id = ?').get(id),
+    ).toEqual({ n: 1 });
   });
 
   it('never deletes device 1 and refuses a clean-up name twice', () => {
@@ -75,12 +104,21 @@ describe('extension points', () => {
     const id = insertDevice('127.0.9.3');
     const identity = { tagIds: null } as never;
     devices.provideDeviceRelation('ping', (ids) => new Map(ids.map((d) => [d, { latency: 1.5 }])));
-    expect(() => devices.provideDeviceRelation('ping', () => new Map())).toThrow(/already provided/);
-    expect(devices.list(identity, { ping: 'true' }).find((d) => d.id === id)).toMatchObject({ ping: { latency: 1.5 } });
+    expect(() => devices.provideDeviceRelation('ping', () => new Map())).toThrow(
+      /already provided/,
+    );
+    expect(devices.list(identity, { ping: 'true' }).find((d) => d.id === id)).toMatchObject({
+      ping: { latency: 1.5 },
+    });
     devices.provideDeviceSection('syslogconfig', () => ({ severity: 7 }));
-    expect(() => devices.provideDeviceSection('syslogconfig', () => null)).toThrow(/already provided/);
+    expect(() => devices.provideDeviceSection('syslogconfig', () => null)).toThrow(
+      /already provided/,
+    );
     const row = db.prepare('SELECT * FROM devices WHERE id = ?').get(id) as never;
-    expect(devices.detail(row, { start: 0, end: 1 })).toMatchObject({ syslogconfig: { severity: 7 }, netflow: { bytes: 0, count: 0, top_partners: [] } });
+    expect(devices.detail(row, { start: 0, end: 1 })).toMatchObject({
+      syslogconfig: { severity: 7 },
+      netflow: { bytes: 0, count: 0, top_partners: [] },
+    });
     devices.registerDeviceLogStats('syslog_log', () => ({ rows: 3, bytes: 3000 }));
     expect(() => devices.registerDeviceLogStats('Total', () => ({ rows: 0, bytes: 0 }))).toThrow();
     expect(devices.stats(id)).toEqual([
@@ -95,12 +133,32 @@ describe('walks_log housekeeping', () => {
   it('rotates the latest partition once it holds a week of walks and drops partitions past retention', () => {
     const id = insertDevice('127.0.9.4');
     const t0 = Date.UTC(2026, 0, 1);
-    devices.walks.insert({ deviceId: id, timestamp: t0, kind: 'crawl', varbinds: [], durationMs: 1, truncated: false });
+    devices.walks.insert({
+      deviceId: id,
+      timestamp: t0,
+      kind: 'crawl',
+      varbinds: [],
+      durationMs: 1,
+      truncated: false,
+    });
     expect(walksHousekeeping(devices, t0 + 6 * DAY_MS)).toEqual({ rotated: null, dropped: [] });
-    expect(walksHousekeeping(devices, t0 + 7 * DAY_MS)).toEqual({ rotated: 'walks_log_p20260108', dropped: [] });
-    devices.walks.insert({ deviceId: id, timestamp: t0 + 8 * DAY_MS, kind: 'live', varbinds: [{ oid: '1.3.6.1.2.1.1.5.0', type: 'OctetString', value: 'x' }], durationMs: 1, truncated: false });
+    expect(walksHousekeeping(devices, t0 + 7 * DAY_MS)).toEqual({
+      rotated: 'walks_log_p20260108',
+      dropped: [],
+    });
+    devices.walks.insert({
+      deviceId: id,
+      timestamp: t0 + 8 * DAY_MS,
+      kind: 'live',
+      varbinds: [{ oid: '1.3.6.1.2.1.1.5.0', type: 'OctetString', value: 'x' }],
+      durationMs: 1,
+      truncated: false,
+    });
     expect(devices.walks.latest(id)).toMatchObject({ kind: 'live', oid_count: 1 });
-    expect(walksHousekeeping(devices, t0 + 85 * DAY_MS)).toEqual({ rotated: 'walks_log_p20260327', dropped: ['walks_log_p20260108'] });
+    expect(walksHousekeeping(devices, t0 + 85 * DAY_MS)).toEqual({
+      rotated: 'walks_log_p20260327',
+      dropped: ['walks_log_p20260108'],
+    });
     expect(devices.walks.latest(id)).toMatchObject({ kind: 'live' });
     expect(devices.walks.statsOf(id).rows).toBe(1);
     // Deleting the device purges every partition.
@@ -114,15 +172,23 @@ describe('helpers', () => {
     expect(canonicalIp(' 10.1.2.3 ')).toBe('10.1.2.3');
     expect(canonicalIp('FD00:0:0:0:0:0:0:1')).toBe('fd00::1');
     expect(canonicalIp('::ffff:127.0.0.1')).toBe('::ffff:7f00:1');
-    for (const bad of ['localhost', '10.1.2', '-1.2.3.4', '1.2.3.4/32', '']) expect(canonicalIp(bad), bad).toBeNull();
+    for (const bad of ['localhost', '10.1.2', '-1.2.3.4', '1.2.3.4/32', ''])
+      expect(canonicalIp(bad), bad).toBeNull();
   });
 
   it('formats sizes and parses the spec’s date-times', () => {
-    expect([formatBytes(0), formatBytes(1023), formatBytes(1024), formatBytes(15 * 1024 * 1024), formatBytes(300 * 1024 ** 3)]).toEqual(['0 B', '1023 B', '1.00 KB', '15.0 MB', '300 GB']);
+    expect([
+      formatBytes(0),
+      formatBytes(1023),
+      formatBytes(1024),
+      formatBytes(15 * 1024 * 1024),
+      formatBytes(300 * 1024 ** 3),
+    ]).toEqual(['0 B', '1023 B', '1.00 KB', '15.0 MB', '300 GB']);
     expect(parseDateTime('2026-11-21 10:20:30')).toBe(Date.UTC(2026, 10, 21, 10, 20, 30));
     expect(parseDateTime('2026-11-21T10:20:30.5Z')).toBe(Date.UTC(2026, 10, 21, 10, 20, 30, 500));
     expect(parseDateTime('2026-11-21T10:20:30-02:30')).toBe(Date.UTC(2026, 10, 21, 12, 50, 30));
     expect(parseDateTime('2026-11-21')).toBe(Date.UTC(2026, 10, 21));
-    for (const bad of ['2026-02-30', '2026-11-21 24:00:00', 'yesterday', '1700000000']) expect(parseDateTime(bad), bad).toBeNull();
+    for (const bad of ['2026-02-30', '2026-11-21 24:00:00', 'yesterday', '1700000000'])
+      expect(parseDateTime(bad), bad).toBeNull();
   });
 });

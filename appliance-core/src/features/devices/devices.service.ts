@@ -40,17 +40,47 @@ import {
   type SnmpConfigRow,
   type TagRow,
 } from './devices.repository.js';
-import { toBool, type DeviceListQuery, type DeviceSetBody, type DeviceTag, type TagIn } from './devices.schema.js';
+import {
+  toBool,
+  type DeviceListQuery,
+  type DeviceSetBody,
+  type DeviceTag,
+  type TagIn,
+} from './devices.schema.js';
 import { deletePending, pendingTagIds, type PendingRow } from './pending.repository.js';
 import { mergeSnmpConfig } from './snmp-config.js';
-import { diskRecord, diskTrackersOfDevices, interfaceRecord, interfaceTrackersOfDevices, listDiskTrackers, listInterfaceTrackers } from './trackers.repository.js';
+import {
+  diskRecord,
+  diskTrackersOfDevices,
+  interfaceRecord,
+  interfaceTrackersOfDevices,
+  listDiskTrackers,
+  listInterfaceTrackers,
+} from './trackers.repository.js';
 import { WalksRepository } from './walks.repository.js';
 
 /** Relations GET /api/devices eager-loads on request (query flags of the same name). */
-export const DEVICE_RELATIONS = ['alerts', 'ping', 'oids', 'walks', 'interfaces', 'ports', 'disks'] as const;
+export const DEVICE_RELATIONS = [
+  'alerts',
+  'ping',
+  'oids',
+  'walks',
+  'interfaces',
+  'ports',
+  'disks',
+] as const;
 export type DeviceRelation = (typeof DEVICE_RELATIONS)[number];
 /** Sections of GET /api/device/{device} that come from trackers, logs, flows and alerts. */
-export const DEVICE_SECTIONS = ['alerts', 'syslogconfig', 'netflow', 'ping', 'oids', 'interfaces', 'ports', 'disks'] as const;
+export const DEVICE_SECTIONS = [
+  'alerts',
+  'syslogconfig',
+  'netflow',
+  'ping',
+  'oids',
+  'interfaces',
+  'ports',
+  'disks',
+] as const;
 export type DeviceSection = (typeof DEVICE_SECTIONS)[number];
 
 export interface DeviceWindow {
@@ -65,7 +95,9 @@ export type DeviceCleanup = (deviceId: number) => void;
 /** Rows and stored bytes of one log category of a device (GET /api/device/{device}/stats). */
 export type DeviceLogStats = (deviceId: number) => { rows: number; bytes: number };
 
-export type TagPlan = { ok: true; tagIds: number[]; tags: { slug: string; name: string }[] } | { ok: false; message: string };
+export type TagPlan =
+  | { ok: true; tagIds: number[]; tags: { slug: string; name: string }[] }
+  | { ok: false; message: string };
 
 export class DeviceRuleError extends Error {
   constructor(
@@ -94,7 +126,9 @@ export function formatBytes(bytes: number): string {
     value /= 1024;
     unit++;
   }
-  return unit === 0 ? `${bytes} B` : `${value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2)} ${units[unit]}`;
+  return unit === 0
+    ? `${bytes} B`
+    : `${value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2)} ${units[unit]}`;
 }
 
 export interface DeviceRecordBase {
@@ -113,7 +147,10 @@ export interface DeviceRecordBase {
 export class DevicesService {
   readonly walks: WalksRepository;
   readonly crawl: CrawlEngine;
-  private readonly cleanups = new Map<string, { purge: DeviceCleanup; after: ((deviceId: number) => void) | undefined }>();
+  private readonly cleanups = new Map<
+    string,
+    { purge: DeviceCleanup; after: ((deviceId: number) => void) | undefined }
+  >();
   private readonly relations = new Map<DeviceRelation, RelationLoader>();
   private readonly relationOwners = new Set<DeviceRelation>();
   private readonly sections = new Map<DeviceSection, SectionProvider>();
@@ -128,39 +165,97 @@ export class DevicesService {
   ) {
     const { db } = ctx;
     this.walks = new WalksRepository(db);
-    this.crawl = new CrawlEngine({ db, clock: ctx.clock, secrets: ctx.secrets, log: ctx.log, scheduler, walks: this.walks });
+    this.crawl = new CrawlEngine({
+      db,
+      clock: ctx.clock,
+      secrets: ctx.secrets,
+      log: ctx.log,
+      scheduler,
+      walks: this.walks,
+    });
 
     // What this feature itself keeps per device; later features register theirs the same way.
-    this.registerDeviceCleanup('walks', (id) => void this.walks.deleteDevice(id), (id) => this.crawl.unschedule(id));
-    this.registerDeviceCleanup('interface-trackers', (id) => void db.prepare('DELETE FROM interface_trackers WHERE device_id = ?').run(id));
-    this.registerDeviceCleanup('disk-trackers', (id) => void db.prepare('DELETE FROM disk_trackers WHERE device_id = ?').run(id));
-    this.registerDeviceCleanup('snmp-config', (id) => void db.prepare('DELETE FROM device_snmp WHERE device_id = ?').run(id));
+    this.registerDeviceCleanup(
+      'walks',
+      (id) => void this.walks.deleteDevice(id),
+      (id) => this.crawl.unschedule(id),
+    );
+    this.registerDeviceCleanup(
+      'interface-trackers',
+      (id) => void db.prepare('DELETE FROM interface_trackers WHERE device_id = ?').run(id),
+    );
+    this.registerDeviceCleanup(
+      'disk-trackers',
+      (id) => void db.prepare('DELETE FROM disk_trackers WHERE device_id = ?').run(id),
+    );
+    this.registerDeviceCleanup(
+      'snmp-config',
+      (id) => void db.prepare('DELETE FROM device_snmp WHERE device_id = ?').run(id),
+    );
     this.registerDeviceCleanup('pending-duplicates', (id) => {
       const device = findDevice(db, id);
-      if (device) db.prepare('DELETE FROM pending_devices WHERE ip_address = ?').run(device.ip_address);
+      if (device)
+        db.prepare('DELETE FROM pending_devices WHERE ip_address = ?').run(device.ip_address);
     });
-    this.registerDeviceCleanup('tags', (id) => void db.prepare('DELETE FROM device_tags WHERE device_id = ?').run(id));
+    this.registerDeviceCleanup(
+      'tags',
+      (id) => void db.prepare('DELETE FROM device_tags WHERE device_id = ?').run(id),
+    );
     this.registerDeviceLogStats('walks_log', (id) => this.walks.statsOf(id));
     this.installListInvalidation();
 
     // Relations and sections with data here; the others answer their real empty value until a
     // feature provides them.
-    const empty = (value: () => unknown): RelationLoader => (ids) => new Map(ids.map((id) => [id, value()]));
-    this.relations.set('alerts', empty(() => []));
-    this.relations.set('ping', empty(() => null));
-    this.relations.set('oids', empty(() => []));
-    this.relations.set('ports', empty(() => []));
+    const empty =
+      (value: () => unknown): RelationLoader =>
+      (ids) =>
+        new Map(ids.map((id) => [id, value()]));
+    this.relations.set(
+      'alerts',
+      empty(() => []),
+    );
+    this.relations.set(
+      'ping',
+      empty(() => null),
+    );
+    this.relations.set(
+      'oids',
+      empty(() => []),
+    );
+    this.relations.set(
+      'ports',
+      empty(() => []),
+    );
     this.relations.set('walks', (ids) => this.walks.summaries(ids));
-    this.relations.set('interfaces', (ids) => new Map([...interfaceTrackersOfDevices(db, ids)].map(([id, rows]) => [id, rows.map(interfaceRecord)])));
-    this.relations.set('disks', (ids) => new Map([...diskTrackersOfDevices(db, ids)].map(([id, rows]) => [id, rows.map(diskRecord)])));
+    this.relations.set(
+      'interfaces',
+      (ids) =>
+        new Map(
+          [...interfaceTrackersOfDevices(db, ids)].map(([id, rows]) => [
+            id,
+            rows.map(interfaceRecord),
+          ]),
+        ),
+    );
+    this.relations.set(
+      'disks',
+      (ids) =>
+        new Map(
+          [...diskTrackersOfDevices(db, ids)].map(([id, rows]) => [id, rows.map(diskRecord)]),
+        ),
+    );
     this.sections.set('alerts', () => []);
     this.sections.set('syslogconfig', () => ({ severity: null }));
     this.sections.set('netflow', () => ({ bytes: 0, count: 0, top_partners: [] }));
     this.sections.set('ping', () => []);
     this.sections.set('oids', () => []);
     this.sections.set('ports', () => []);
-    this.sections.set('interfaces', (id) => listInterfaceTrackers(db, id).map((row) => ({ ...interfaceRecord(row), logs: [] })));
-    this.sections.set('disks', (id) => listDiskTrackers(db, id).map((row) => ({ ...diskRecord(row), logs: [] })));
+    this.sections.set('interfaces', (id) =>
+      listInterfaceTrackers(db, id).map((row) => ({ ...interfaceRecord(row), logs: [] })),
+    );
+    this.sections.set('disks', (id) =>
+      listDiskTrackers(db, id).map((row) => ({ ...diskRecord(row), logs: [] })),
+    );
   }
 
   // --- extension points -----------------------------------------------------------------------
@@ -170,7 +265,11 @@ export class DevicesService {
    * inside the delete transaction; `after` (optional) releases in-memory state (scheduled jobs)
    * once the deletion is committed.
    */
-  registerDeviceCleanup(name: string, purge: DeviceCleanup, after?: (deviceId: number) => void): void {
+  registerDeviceCleanup(
+    name: string,
+    purge: DeviceCleanup,
+    after?: (deviceId: number) => void,
+  ): void {
     if (this.cleanups.has(name)) throw new Error(`device clean-up ${name} is already registered`);
     this.cleanups.set(name, { purge, after });
   }
@@ -182,7 +281,8 @@ export class DevicesService {
 
   /** Provides the data of a GET /api/devices relation (once per relation). */
   provideDeviceRelation(name: DeviceRelation, loader: RelationLoader): void {
-    if (this.relationOwners.has(name)) throw new Error(`device relation ${name} is already provided`);
+    if (this.relationOwners.has(name))
+      throw new Error(`device relation ${name} is already provided`);
     this.relationOwners.add(name);
     this.relations.set(name, loader);
   }
@@ -196,7 +296,8 @@ export class DevicesService {
 
   /** Adds a log category to GET /api/device/{device}/stats. */
   registerDeviceLogStats(logName: string, stats: DeviceLogStats): void {
-    if (this.logStats.has(logName) || logName === 'Total') throw new Error(`device log stats ${logName} is already registered`);
+    if (this.logStats.has(logName) || logName === 'Total')
+      throw new Error(`device log stats ${logName} is already registered`);
     this.logStats.set(logName, stats);
   }
 
@@ -224,14 +325,28 @@ export class DevicesService {
     };
   }
 
-  list(identity: Identity, query: DeviceListQuery): (DeviceRecordBase & Partial<Record<DeviceRelation, unknown>>)[] {
-    const rows = listDevices(this.ctx.db, { scope: deviceScopeSql(identity, 'd.id'), tag: query.tag, status: query.status, search: query.search });
+  list(
+    identity: Identity,
+    query: DeviceListQuery,
+  ): (DeviceRecordBase & Partial<Record<DeviceRelation, unknown>>)[] {
+    const rows = listDevices(this.ctx.db, {
+      scope: deviceScopeSql(identity, 'd.id'),
+      tag: query.tag,
+      status: query.status,
+      search: query.search,
+    });
     const ids = rows.map((r) => r.id);
     const tags = tagsOfDevices(this.ctx.db, ids);
-    const loaded = DEVICE_RELATIONS.filter((name) => query[name] !== undefined && toBool(query[name])).map((name) => [name, (this.relations.get(name) as RelationLoader)(ids)] as const);
+    const loaded = DEVICE_RELATIONS.filter(
+      (name) => query[name] !== undefined && toBool(query[name]),
+    ).map((name) => [name, (this.relations.get(name) as RelationLoader)(ids)] as const);
     return rows.map((row) => {
-      const record: DeviceRecordBase & Partial<Record<DeviceRelation, unknown>> = this.record(row, tags.get(row.id) ?? []);
-      for (const [name, values] of loaded) record[name] = values.get(row.id) ?? (name === 'ping' ? null : []);
+      const record: DeviceRecordBase & Partial<Record<DeviceRelation, unknown>> = this.record(
+        row,
+        tags.get(row.id) ?? [],
+      );
+      for (const [name, values] of loaded)
+        record[name] = values.get(row.id) ?? (name === 'ping' ? null : []);
       return record;
     });
   }
@@ -243,9 +358,19 @@ export class DevicesService {
    * The answer is held UTF-8 encoded.
    * Invalidation is synchronous (see installListInvalidation), so a cached list is never stale.
    */
-  cachedListJson(identity: Identity, query: DeviceListQuery, serialize: (devices: DeviceRecordBase[]) => string): Buffer | null {
-    if (query.tag !== undefined || query.status !== undefined || (query.search !== undefined && query.search !== '')) return null;
-    if (DEVICE_RELATIONS.some((name) => query[name] !== undefined && toBool(query[name]))) return null;
+  cachedListJson(
+    identity: Identity,
+    query: DeviceListQuery,
+    serialize: (devices: DeviceRecordBase[]) => string,
+  ): Buffer | null {
+    if (
+      query.tag !== undefined ||
+      query.status !== undefined ||
+      (query.search !== undefined && query.search !== '')
+    )
+      return null;
+    if (DEVICE_RELATIONS.some((name) => query[name] !== undefined && toBool(query[name])))
+      return null;
     const key = identity.tagIds === null ? '*' : identity.tagIds.join(',');
     let json = this.listCache.get(key);
     if (json === undefined) {
@@ -268,7 +393,11 @@ export class DevicesService {
       this.ctx.db,
       'device_list',
       [
-        { table: 'devices', updateOf: 'label, ip_address, profile, enable_snmp, enable_agent, enable_netflow, enable_port_monitor, agent_uuid' },
+        {
+          table: 'devices',
+          updateOf:
+            'label, ip_address, profile, enable_snmp, enable_agent, enable_netflow, enable_port_monitor, agent_uuid',
+        },
         { table: 'device_tags' },
         { table: 'tags' },
       ],
@@ -278,7 +407,8 @@ export class DevicesService {
 
   detail(row: DeviceRow, window: DeviceWindow) {
     const tags = tagsOfDevices(this.ctx.db, [row.id]).get(row.id) ?? [];
-    const section = (name: DeviceSection) => (this.sections.get(name) as SectionProvider)(row.id, window);
+    const section = (name: DeviceSection) =>
+      (this.sections.get(name) as SectionProvider)(row.id, window);
     return {
       ...this.record(row, tags),
       snmp: findSnmpConfig(this.ctx.db, row.id) ?? null,
@@ -294,14 +424,24 @@ export class DevicesService {
     };
   }
 
-  stats(deviceId: number): { log_name: string; total_rows: number; size: number; formatted: string }[] {
+  stats(
+    deviceId: number,
+  ): { log_name: string; total_rows: number; size: number; formatted: string }[] {
     const rows = [...this.logStats].map(([logName, stats]) => {
       const { rows: count, bytes } = stats(deviceId);
       return { log_name: logName, total_rows: count, size: bytes, formatted: formatBytes(bytes) };
     });
     const totalRows = rows.reduce((n, r) => n + r.total_rows, 0);
     const totalBytes = rows.reduce((n, r) => n + r.size, 0);
-    return [...rows, { log_name: 'Total', total_rows: totalRows, size: totalBytes, formatted: formatBytes(totalBytes) }];
+    return [
+      ...rows,
+      {
+        log_name: 'Total',
+        total_rows: totalRows,
+        size: totalBytes,
+        formatted: formatBytes(totalBytes),
+      },
+    ];
   }
 
   // --- tags -----------------------------------------------------------------------------------
@@ -311,29 +451,48 @@ export class DevicesService {
    * set; remove: it leaves the set (slugs must exist). `current` is null for a new record. For a
    * restricted caller, out-of-scope tags already on the record are kept.
    */
-  planTags(identity: Identity, requested: readonly TagIn[], current: readonly number[] | null, mode: 'replace' | 'add' | 'remove'): TagPlan {
+  planTags(
+    identity: Identity,
+    requested: readonly TagIn[],
+    current: readonly number[] | null,
+    mode: 'replace' | 'add' | 'remove',
+  ): TagPlan {
     const wanted = new Map<string, string>();
     for (const tag of requested) {
       const slug = typeof tag === 'string' ? tag : tag.slug;
       const name = typeof tag === 'string' ? tag : (tag.name ?? tag.slug);
       if (!wanted.has(slug)) wanted.set(slug, name);
     }
-    const existing = new Map<string, TagRow>(deviceTagsBySlugs(this.ctx.db, [...wanted.keys()]).map((t) => [t.slug, t]));
+    const existing = new Map<string, TagRow>(
+      deviceTagsBySlugs(this.ctx.db, [...wanted.keys()]).map((t) => [t.slug, t]),
+    );
     const scope = identity.tagIds === null ? null : new Set(identity.tagIds);
     for (const slug of wanted.keys()) {
       const tag = existing.get(slug);
-      if (mode === 'remove' && !tag) return { ok: false, message: `The selected tag ${slug} is invalid.` };
-      if (scope && (!tag || !scope.has(tag.id))) return { ok: false, message: `The tag ${slug} is outside your tag scope.` };
+      if (mode === 'remove' && !tag)
+        return { ok: false, message: `The selected tag ${slug} is invalid.` };
+      if (scope && (!tag || !scope.has(tag.id)))
+        return { ok: false, message: `The tag ${slug} is outside your tag scope.` };
     }
-    const namedIds = [...wanted.keys()].map((slug) => existing.get(slug)?.id).filter((id): id is number => id !== undefined);
-    const toCreate = [...wanted].filter(([slug]) => !existing.has(slug)).map(([slug, name]) => ({ slug, name }));
+    const namedIds = [...wanted.keys()]
+      .map((slug) => existing.get(slug)?.id)
+      .filter((id): id is number => id !== undefined);
+    const toCreate = [...wanted]
+      .filter(([slug]) => !existing.has(slug))
+      .map(([slug, name]) => ({ slug, name }));
     const currentIds = [...(current ?? [])];
     let finalIds: number[];
     if (mode === 'remove') finalIds = currentIds.filter((id) => !namedIds.includes(id));
     else if (mode === 'add') finalIds = [...new Set([...currentIds, ...namedIds])];
-    else finalIds = [...new Set([...namedIds, ...(scope ? currentIds.filter((id) => !scope.has(id)) : [])])];
+    else
+      finalIds = [
+        ...new Set([...namedIds, ...(scope ? currentIds.filter((id) => !scope.has(id)) : [])]),
+      ];
     if (scope && !finalIds.some((id) => scope.has(id))) {
-      return { ok: false, message: 'A tag-restricted user must leave at least one of their own tags on a device.' };
+      return {
+        ok: false,
+        message: 'A tag-restricted user must leave at least one of their own tags on a device.',
+      };
     }
     return { ok: true, tagIds: finalIds, tags: toCreate };
   }
@@ -342,7 +501,9 @@ export class DevicesService {
   applyTagPlan(plan: Extract<TagPlan, { ok: true }>): number[] {
     const { db } = this.ctx;
     const ids = [...plan.tagIds];
-    const insert = db.prepare(`INSERT INTO tags (slug, name, type) VALUES (?, ?, 'device') ON CONFLICT (slug, type) DO NOTHING`);
+    const insert = db.prepare(
+      `INSERT INTO tags (slug, name, type) VALUES (?, ?, 'device') ON CONFLICT (slug, type) DO NOTHING`,
+    );
     const find = db.prepare(`SELECT id FROM tags WHERE slug = ? AND type = 'device'`);
     for (const tag of plan.tags) {
       insert.run(tag.slug, tag.name);
@@ -354,7 +515,10 @@ export class DevicesService {
   // --- writing --------------------------------------------------------------------------------
 
   /** Creates (no id) or updates a device. Throws DeviceRuleError (422 fields, 409 duplicate IP). */
-  save(identity: Identity, body: DeviceSetBody): { id: number; created: boolean; tags: DeviceTag[] } {
+  save(
+    identity: Identity,
+    body: DeviceSetBody,
+  ): { id: number; created: boolean; tags: DeviceTag[] } {
     const { db, clock, secrets } = this.ctx;
     const errors: FieldErrors = {};
     const fail = (field: string, message: string) => (errors[field] ??= []).push(message);
@@ -363,7 +527,8 @@ export class DevicesService {
     if (body.id !== undefined && !existing) fail('id', 'The selected id is invalid.');
     const ip = canonicalIp(body.ip_address);
     if (!ip) fail('ip_address', 'The ip address must be a valid IP address.');
-    if (existing?.id === APPLIANCE_DEVICE_ID && ip && ip !== existing.ip_address) fail('ip_address', 'The IP address of the appliance device (id 1) cannot be changed.');
+    if (existing?.id === APPLIANCE_DEVICE_ID && ip && ip !== existing.ip_address)
+      fail('ip_address', 'The IP address of the appliance device (id 1) cannot be changed.');
     const label = body.label.trim();
     if (label === '') fail('label', 'The label field is required.');
     if (!profileExists(db, body.profile)) fail('profile', 'The selected profile is invalid.');
@@ -378,32 +543,61 @@ export class DevicesService {
     }
 
     let plan: TagPlan | null = null;
-    if (body.tags !== undefined) plan = this.planTags(identity, body.tags, existing ? tagIdsOfDevice(db, existing.id) : null, 'replace');
-    else if (!existing && identity.tagIds !== null) plan = { ok: false, message: 'A tag-restricted user must give the device at least one of their tags.' };
+    if (body.tags !== undefined)
+      plan = this.planTags(
+        identity,
+        body.tags,
+        existing ? tagIdsOfDevice(db, existing.id) : null,
+        'replace',
+      );
+    else if (!existing && identity.tagIds !== null)
+      plan = {
+        ok: false,
+        message: 'A tag-restricted user must give the device at least one of their tags.',
+      };
     if (plan && !plan.ok) fail('tags', plan.message);
 
-    if (Object.keys(errors).length > 0) throw new DeviceRuleError(422, Object.values(errors)[0]?.[0] ?? 'The given data was invalid.', errors);
+    if (Object.keys(errors).length > 0)
+      throw new DeviceRuleError(
+        422,
+        Object.values(errors)[0]?.[0] ?? 'The given data was invalid.',
+        errors,
+      );
     const address = ip as string;
     const holder = findDeviceByIp(db, address);
-    if (holder && holder.id !== existing?.id) throw new DeviceRuleError(409, `A device with the IP address ${address} already exists.`);
+    if (holder && holder.id !== existing?.id)
+      throw new DeviceRuleError(409, `A device with the IP address ${address} already exists.`);
 
     const fields: DeviceFields = {
       label,
       ip_address: address,
       profile: body.profile,
       enable_snmp: enableSnmp,
-      enable_agent: body.enable_agent === undefined ? existing?.enable_agent === 1 : toBool(body.enable_agent),
-      enable_netflow: body.enable_netflow === undefined ? existing?.enable_netflow === 1 : toBool(body.enable_netflow),
-      enable_port_monitor: body.enable_port_monitor === undefined ? existing?.enable_port_monitor === 1 : toBool(body.enable_port_monitor),
+      enable_agent:
+        body.enable_agent === undefined ? existing?.enable_agent === 1 : toBool(body.enable_agent),
+      enable_netflow:
+        body.enable_netflow === undefined
+          ? existing?.enable_netflow === 1
+          : toBool(body.enable_netflow),
+      enable_port_monitor:
+        body.enable_port_monitor === undefined
+          ? existing?.enable_port_monitor === 1
+          : toBool(body.enable_port_monitor),
       agent_uuid: body.agent_uuid === undefined ? (existing?.agent_uuid ?? null) : body.agent_uuid,
     };
     const now = clock.now();
     const snmpChanged =
-      enableSnmp && (!existing || existing.enable_snmp !== 1 || existing.ip_address !== address || !storedSnmp || JSON.stringify(pickSnmp(storedSnmp)) !== JSON.stringify(snmp));
+      enableSnmp &&
+      (!existing ||
+        existing.enable_snmp !== 1 ||
+        existing.ip_address !== address ||
+        !storedSnmp ||
+        JSON.stringify(pickSnmp(storedSnmp)) !== JSON.stringify(snmp));
     const id = db.transaction(() => {
       // Re-checked inside the transaction: the unique index is the last word, this gives the 409.
       const again = findDeviceByIp(db, address);
-      if (again && again.id !== existing?.id) throw new DeviceRuleError(409, `A device with the IP address ${address} already exists.`);
+      if (again && again.id !== existing?.id)
+        throw new DeviceRuleError(409, `A device with the IP address ${address} already exists.`);
       const deviceId = existing ? existing.id : insertDevice(db, fields, now);
       if (existing) updateDevice(db, deviceId, fields, now);
       if (snmp) saveSnmpConfig(db, deviceId, snmp, now);
@@ -426,18 +620,34 @@ export class DevicesService {
    * Turns a pending row into a device (its SNMP configuration and tags, or `requestedTags`) and
    * removes the row. Refused when a device holds the address or the row's settings are incomplete.
    */
-  importPending(identity: Identity, pending: PendingRow, requestedTags: readonly TagIn[] | undefined): { ok: true; id: number } | { ok: false; message: string } {
+  importPending(
+    identity: Identity,
+    pending: PendingRow,
+    requestedTags: readonly TagIn[] | undefined,
+  ): { ok: true; id: number } | { ok: false; message: string } {
     const { db, clock, secrets } = this.ctx;
-    if (findDeviceByIp(db, pending.ip_address)) return { ok: false, message: `A device with the IP address ${pending.ip_address} already exists.` };
-    if (!profileExists(db, pending.profile)) return { ok: false, message: 'The selected profile is invalid.' };
+    if (findDeviceByIp(db, pending.ip_address))
+      return {
+        ok: false,
+        message: `A device with the IP address ${pending.ip_address} already exists.`,
+      };
+    if (!profileExists(db, pending.profile))
+      return { ok: false, message: 'The selected profile is invalid.' };
     let snmp: SnmpConfigRow | null = null;
     if (pending.enable_snmp === 1) {
       const merged = mergeSnmpConfig(secrets, pickSnmp(pending), {});
-      if ('errors' in merged) return { ok: false, message: Object.values(merged.errors)[0]?.[0] ?? 'The SNMP configuration is incomplete.' };
+      if ('errors' in merged)
+        return {
+          ok: false,
+          message: Object.values(merged.errors)[0]?.[0] ?? 'The SNMP configuration is incomplete.',
+        };
       snmp = merged.config;
     }
     const currentTags = pendingTagIds(db, pending.id);
-    const plan: TagPlan = requestedTags === undefined ? { ok: true, tagIds: currentTags, tags: [] } : this.planTags(identity, requestedTags, currentTags, 'replace');
+    const plan: TagPlan =
+      requestedTags === undefined
+        ? { ok: true, tagIds: currentTags, tags: [] }
+        : this.planTags(identity, requestedTags, currentTags, 'replace');
     if (!plan.ok) return plan;
     const now = clock.now();
     const fields: DeviceFields = {
@@ -458,7 +668,11 @@ export class DevicesService {
       deletePending(db, pending.id);
       return deviceId;
     })();
-    if (id === null) return { ok: false, message: `A device with the IP address ${pending.ip_address} already exists.` };
+    if (id === null)
+      return {
+        ok: false,
+        message: `A device with the IP address ${pending.ip_address} already exists.`,
+      };
     if (snmp) {
       this.crawl.schedule(id);
       this.crawl.queueNow(id);
@@ -480,7 +694,10 @@ export class DevicesService {
       try {
         after?.(deviceId);
       } catch (err) {
-        this.ctx.log.error({ err, cleanup: name, deviceId }, 'device clean-up after deletion failed');
+        this.ctx.log.error(
+          { err, cleanup: name, deviceId },
+          'device clean-up after deletion failed',
+        );
       }
     }
     return 'deleted';

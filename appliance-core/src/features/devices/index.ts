@@ -11,8 +11,22 @@
  * - Writes as data (`DEVICE_REACHABILITY_SQL`, `DISK_READING_SQL` and their parameter helpers)
  *   for the trackers' storage writer, which runs them on its own connection.
  */
-export { DevicesService, DEVICE_RELATIONS, DEVICE_SECTIONS, canonicalIp, formatBytes } from './devices.service.js';
-export type { DeviceCleanup, DeviceLogStats, DeviceRelation, DeviceSection, DeviceWindow, RelationLoader, SectionProvider } from './devices.service.js';
+export {
+  DevicesService,
+  DEVICE_RELATIONS,
+  DEVICE_SECTIONS,
+  canonicalIp,
+  formatBytes,
+} from './devices.service.js';
+export type {
+  DeviceCleanup,
+  DeviceLogStats,
+  DeviceRelation,
+  DeviceSection,
+  DeviceWindow,
+  RelationLoader,
+  SectionProvider,
+} from './devices.service.js';
 export { DevicesEngine, walksHousekeeping } from './devices.engine.js';
 export { devicesRoutes } from './devices.routes.js';
 export { credentialsRoutes } from './credentials.routes.js';
@@ -29,7 +43,14 @@ export {
   type DeviceRow,
   type SnmpConfigRow,
 } from './devices.repository.js';
-export { credentialAttempts, existingCredentialIds, findCredential, listCredentials, type CredentialAttempt, type CredentialRow } from './credentials.repository.js';
+export {
+  credentialAttempts,
+  existingCredentialIds,
+  findCredential,
+  listCredentials,
+  type CredentialAttempt,
+  type CredentialRow,
+} from './credentials.repository.js';
 export { recordDiscoveredHosts, type DiscoveredHost } from './pending.repository.js';
 export { snmpTargetOf } from './snmp-config.js';
 export {
@@ -66,5 +87,9 @@ export {
   type InterfaceTrackerRow,
   type NewDiskTracker,
 } from './trackers.repository.js';
-export { DiskTrackerRecord, InterfaceTrackerRecord, type DiscoveryStatusRecord } from './devices.schema.js';
+export {
+  DiskTrackerRecord,
+  InterfaceTrackerRecord,
+  type DiscoveryStatusRecord,
+} from './devices.schema.js';
 export { WALKS_TABLE } from './walks.repository.js';

@@ -28,14 +28,28 @@ declare module 'net-snmp' {
 
   export interface Session {
     get(oids: string[], callback: (error: Error | null, varbinds?: Varbind[]) => void): void;
-    subtree(oid: string, maxRepetitions: number, feed: (varbinds: Varbind[]) => boolean | void, done: (error: Error | null) => void): void;
-    walk(oid: string, maxRepetitions: number, feed: (varbinds: Varbind[]) => boolean | void, done: (error: Error | null) => void): void;
+    subtree(
+      oid: string,
+      maxRepetitions: number,
+      feed: (varbinds: Varbind[]) => boolean | void,
+      done: (error: Error | null) => void,
+    ): void;
+    walk(
+      oid: string,
+      maxRepetitions: number,
+      feed: (varbinds: Varbind[]) => boolean | void,
+      done: (error: Error | null) => void,
+    ): void;
     close(): void;
     on(event: 'error', listener: (error: Error) => void): this;
     on(event: 'close', listener: () => void): this;
   }
 
-  export function createSession(target: string, community: string, options?: SessionOptions): Session;
+  export function createSession(
+    target: string,
+    community: string,
+    options?: SessionOptions,
+  ): Session;
   export function createV3Session(target: string, user: V3User, options?: SessionOptions): Session;
   export function isVarbindError(varbind: Varbind): boolean;
   export function varbindError(varbind: Varbind): string;
@@ -44,7 +58,14 @@ declare module 'net-snmp' {
   export const Version2c: number;
   export const Version3: number;
   export const SecurityLevel: { noAuthNoPriv: number; authNoPriv: number; authPriv: number };
-  export const AuthProtocols: { md5: number; sha: number; sha224: number; sha256: number; sha384: number; sha512: number };
+  export const AuthProtocols: {
+    md5: number;
+    sha: number;
+    sha224: number;
+    sha256: number;
+    sha384: number;
+    sha512: number;
+  };
   export const PrivProtocols: { des: number; aes: number; aes256b: number; aes256r: number };
   export const ObjectType: Record<string, number | string>;
 

@@ -5,7 +5,13 @@
 import type { DB } from '../../platform/db/database.js';
 import type { Identity } from '../../platform/http/identity.js';
 import { toSqlDateTime } from '../../platform/time/time.js';
-import { linkedTagIds, linkedTags, replaceLinkedTags, type SnmpConfigRow, type TagLinks } from './devices.repository.js';
+import {
+  linkedTagIds,
+  linkedTags,
+  replaceLinkedTags,
+  type SnmpConfigRow,
+  type TagLinks,
+} from './devices.repository.js';
 import type { DeviceTag, PendingRecord } from './devices.schema.js';
 import { maskSnmpConfig } from './snmp-config.js';
 
@@ -75,13 +81,17 @@ function scopeSql(identity: Identity): { sql: string; params: unknown[] } {
 /** The default list: rows not hidden, in the caller's scope, oldest first. */
 export function listPending(db: DB, identity: Identity): PendingRow[] {
   const scope = scopeSql(identity);
-  return db.prepare(`SELECT p.* FROM pending_devices p WHERE p.hidden = 0 AND ${scope.sql} ORDER BY p.id`).all(...scope.params) as PendingRow[];
+  return db
+    .prepare(`SELECT p.* FROM pending_devices p WHERE p.hidden = 0 AND ${scope.sql} ORDER BY p.id`)
+    .all(...scope.params) as PendingRow[];
 }
 
 /** The row when it exists and is in the caller's scope (out of scope answers like missing). */
 export function findVisiblePending(db: DB, identity: Identity, id: number): PendingRow | undefined {
   const scope = scopeSql(identity);
-  return db.prepare(`SELECT p.* FROM pending_devices p WHERE p.id = ? AND ${scope.sql}`).get(id, ...scope.params) as PendingRow | undefined;
+  return db
+    .prepare(`SELECT p.* FROM pending_devices p WHERE p.id = ? AND ${scope.sql}`)
+    .get(id, ...scope.params) as PendingRow | undefined;
 }
 
 const PENDING_TAG_LINKS: TagLinks = { table: 'pending_device_tags', key: 'pending_id' };
@@ -106,7 +116,12 @@ export function deletePending(db: DB, id: number): void {
   db.prepare('DELETE FROM pending_devices WHERE id = ?').run(id);
 }
 
-export function updatePendingColumn(db: DB, id: number, column: (typeof PENDING_COLUMNS)[keyof typeof PENDING_COLUMNS], value: string | number | null): void {
+export function updatePendingColumn(
+  db: DB,
+  id: number,
+  column: (typeof PENDING_COLUMNS)[keyof typeof PENDING_COLUMNS],
+  value: string | number | null,
+): void {
   db.prepare(`UPDATE pending_devices SET ${column} = ? WHERE id = ?`).run(value, id);
 }
 
@@ -129,9 +144,15 @@ export interface DiscoveredHost {
  * may have edited, and gain an SNMP configuration only when they have none. Addresses that are
  * devices are skipped. Returns how many rows were created.
  */
-export function recordDiscoveredHosts(db: DB, hosts: readonly DiscoveredHost[], now: number): number {
+export function recordDiscoveredHosts(
+  db: DB,
+  hosts: readonly DiscoveredHost[],
+  now: number,
+): number {
   const isDevice = db.prepare('SELECT 1 FROM devices WHERE ip_address = ?');
-  const existing = db.prepare('SELECT id, enable_snmp, snmp_community, authuser FROM pending_devices WHERE ip_address = ?');
+  const existing = db.prepare(
+    'SELECT id, enable_snmp, snmp_community, authuser FROM pending_devices WHERE ip_address = ?',
+  );
   const insert = db.prepare(
     `INSERT INTO pending_devices (label, ip_address, profile, enable_snmp, snmp_version, snmp_port, snmp_community, snmp_v3_security, authuser, authpass,
        authprot, privpass, privprot, source, net_id, open_ports, sys_descr, first_seen_at, last_seen_at)
@@ -151,16 +172,40 @@ export function recordDiscoveredHosts(db: DB, hosts: readonly DiscoveredHost[], 
     let created = 0;
     for (const host of hosts) {
       if (isDevice.get(host.ip)) continue;
-      const snmp = host.snmp ?? { snmp_version: 2, snmp_port: 161, snmp_community: null, snmp_v3_security: null, authuser: null, authpass: null, authprot: null, privpass: null, privprot: null };
-      const values = { ...host, ...snmp, enable_snmp: host.snmp ? 1 : 0, open_ports: host.openPorts ? JSON.stringify(host.openPorts) : null, now };
-      const row = existing.get(host.ip) as { id: number; enable_snmp: number; snmp_community: string | null; authuser: string | null } | undefined;
+      const snmp = host.snmp ?? {
+        snmp_version: 2,
+        snmp_port: 161,
+        snmp_community: null,
+        snmp_v3_security: null,
+        authuser: null,
+        authpass: null,
+        authprot: null,
+        privpass: null,
+        privprot: null,
+      };
+      const values = {
+        ...host,
+        ...snmp,
+        enable_snmp: host.snmp ? 1 : 0,
+        open_ports: host.openPorts ? JSON.stringify(host.openPorts) : null,
+        now,
+      };
+      const row = existing.get(host.ip) as
+        | {
+            id: number;
+            enable_snmp: number;
+            snmp_community: string | null;
+            authuser: string | null;
+          }
+        | undefined;
       if (!row) {
         insert.run(values);
         created++;
         continue;
       }
       refresh.run({ ...values, id: row.id });
-      if (host.snmp && row.enable_snmp === 0 && !row.snmp_community && !row.authuser) adoptSnmp.run({ ...snmp, id: row.id });
+      if (host.snmp && row.enable_snmp === 0 && !row.snmp_community && !row.authuser)
+        adoptSnmp.run({ ...snmp, id: row.id });
     }
     return created;
   })();

@@ -6,11 +6,24 @@
  * field keeps the stored secret; new plaintext replaces it.
  */
 import type { FieldErrors } from '../../platform/http/envelopes.js';
-import { ENCRYPTED_SENTINEL, isSentinel, maskSecret, nextSealedSecret, resolveSecret } from '../../platform/http/encrypted-field.js';
+import {
+  ENCRYPTED_SENTINEL,
+  isSentinel,
+  maskSecret,
+  nextSealedSecret,
+  resolveSecret,
+} from '../../platform/http/encrypted-field.js';
 import type { SecretBox } from '../../platform/security/secret-box.js';
 import type { SnmpConfigRow } from './devices.repository.js';
 import type { SnmpConfigIn, SnmpConfigOut } from './devices.schema.js';
-import { AUTH_PROTOCOLS, PRIV_PROTOCOLS, V3_SECURITY_LEVELS, type AuthProtocol, type PrivProtocol, type SnmpTarget } from './snmp.client.js';
+import {
+  AUTH_PROTOCOLS,
+  PRIV_PROTOCOLS,
+  V3_SECURITY_LEVELS,
+  type AuthProtocol,
+  type PrivProtocol,
+  type SnmpTarget,
+} from './snmp.client.js';
 
 export const DEFAULT_SNMP: SnmpConfigRow = {
   snmp_version: 2,
@@ -39,16 +52,25 @@ export function normalizeAuthProtocol(value: string | null | undefined): AuthPro
   if (value === null || value === undefined || value === '') return null;
   const key = value.toUpperCase().replace(/[-_ ]/g, '');
   const canonical = key === 'SHA1' ? 'SHA' : key;
-  return (AUTH_PROTOCOLS as readonly string[]).includes(canonical) ? (canonical as AuthProtocol) : null;
+  return (AUTH_PROTOCOLS as readonly string[]).includes(canonical)
+    ? (canonical as AuthProtocol)
+    : null;
 }
 
 /** `AES`/`AES128` is 128-bit AES; `AES256` is Net-SNMP's (Blumenthal) 256-bit AES; `AES256C`/`AES256R` is the Cisco (Reeder) variant. */
 export function normalizePrivProtocol(value: string | null | undefined): PrivProtocol | null {
   if (value === null || value === undefined || value === '') return null;
   const key = value.toUpperCase().replace(/[-_ ]/g, '');
-  const aliases: Record<string, PrivProtocol> = { AES128: 'AES', AES256: 'AES256B', AES256C: 'AES256R', CBCDES: 'DES' };
+  const aliases: Record<string, PrivProtocol> = {
+    AES128: 'AES',
+    AES256: 'AES256B',
+    AES256C: 'AES256R',
+    CBCDES: 'DES',
+  };
   const canonical = aliases[key] ?? key;
-  return (PRIV_PROTOCOLS as readonly string[]).includes(canonical) ? (canonical as PrivProtocol) : null;
+  return (PRIV_PROTOCOLS as readonly string[]).includes(canonical)
+    ? (canonical as PrivProtocol)
+    : null;
 }
 
 export function maskSnmpConfig(stored: SnmpConfigRow | null | undefined): SnmpConfigOut {
@@ -66,7 +88,8 @@ export function maskSnmpConfig(stored: SnmpConfigRow | null | undefined): SnmpCo
   };
 }
 
-const isNewPlaintext = (value: unknown): value is string => typeof value === 'string' && value !== '';
+const isNewPlaintext = (value: unknown): value is string =>
+  typeof value === 'string' && value !== '';
 
 /**
  * The configuration to store after a write of `input` over `stored` (omitted fields keep their
@@ -82,16 +105,20 @@ export function mergeSnmpConfig(
   const requireSecrets = options.requireSecrets ?? true;
   const base = stored ?? DEFAULT_SNMP;
   const errors: FieldErrors = {};
-  const fail = (field: string, message: string) => (errors[`${prefix}.${field}`] ??= []).push(message);
+  const fail = (field: string, message: string) =>
+    (errors[`${prefix}.${field}`] ??= []).push(message);
 
-  const version = input.snmp_version === undefined ? base.snmp_version : normalizeVersion(input.snmp_version);
+  const version =
+    input.snmp_version === undefined ? base.snmp_version : normalizeVersion(input.snmp_version);
   if (version === null) fail('snmp_version', 'The snmp version must be 1, 2 or 3.');
   const config: SnmpConfigRow = {
     snmp_version: version ?? 2,
     snmp_port: input.snmp_port ?? base.snmp_port,
     snmp_community: nextSealedSecret(box, base.snmp_community, input.snmp_community),
-    snmp_v3_security: input.snmp_v3_security === undefined ? base.snmp_v3_security : input.snmp_v3_security,
-    authuser: input.authuser === undefined ? base.authuser : input.authuser === '' ? null : input.authuser,
+    snmp_v3_security:
+      input.snmp_v3_security === undefined ? base.snmp_v3_security : input.snmp_v3_security,
+    authuser:
+      input.authuser === undefined ? base.authuser : input.authuser === '' ? null : input.authuser,
     authpass: nextSealedSecret(box, base.authpass, input.authpass),
     authprot: base.authprot,
     privpass: nextSealedSecret(box, base.privpass, input.privpass),
@@ -99,30 +126,41 @@ export function mergeSnmpConfig(
   };
   if (input.authprot !== undefined) {
     config.authprot = normalizeAuthProtocol(input.authprot);
-    if (input.authprot && !config.authprot) fail('authprot', `The authprot must be one of ${AUTH_PROTOCOLS.join(', ')}.`);
+    if (input.authprot && !config.authprot)
+      fail('authprot', `The authprot must be one of ${AUTH_PROTOCOLS.join(', ')}.`);
   }
   if (input.privprot !== undefined) {
     config.privprot = normalizePrivProtocol(input.privprot);
-    if (input.privprot && !config.privprot) fail('privprot', `The privprot must be one of ${PRIV_PROTOCOLS.join(', ')}.`);
+    if (input.privprot && !config.privprot)
+      fail('privprot', `The privprot must be one of ${PRIV_PROTOCOLS.join(', ')}.`);
   }
   for (const [field, value] of [
     ['authpass', input.authpass],
     ['privpass', input.privpass],
   ] as const) {
-    if (isNewPlaintext(value) && value.length < MIN_V3_PASSPHRASE) fail(field, `The ${field} must be at least ${MIN_V3_PASSPHRASE} characters.`);
+    if (isNewPlaintext(value) && value.length < MIN_V3_PASSPHRASE)
+      fail(field, `The ${field} must be at least ${MIN_V3_PASSPHRASE} characters.`);
   }
 
   if (config.snmp_version === 3) {
     const level = config.snmp_v3_security;
-    if (!level) fail('snmp_v3_security', `The snmp v3 security field is required for SNMPv3 (${V3_SECURITY_LEVELS.join(', ')}).`);
+    if (!level)
+      fail(
+        'snmp_v3_security',
+        `The snmp v3 security field is required for SNMPv3 (${V3_SECURITY_LEVELS.join(', ')}).`,
+      );
     if (!config.authuser) fail('authuser', 'The authuser field is required for SNMPv3.');
     if (level === 'authNoPriv' || level === 'authPriv') {
-      if (!config.authprot && !errors[`${prefix}.authprot`]) fail('authprot', 'The authprot field is required for SNMPv3 authentication.');
-      if (requireSecrets && !config.authpass) fail('authpass', 'The authpass field is required for SNMPv3 authentication.');
+      if (!config.authprot && !errors[`${prefix}.authprot`])
+        fail('authprot', 'The authprot field is required for SNMPv3 authentication.');
+      if (requireSecrets && !config.authpass)
+        fail('authpass', 'The authpass field is required for SNMPv3 authentication.');
     }
     if (level === 'authPriv') {
-      if (!config.privprot && !errors[`${prefix}.privprot`]) fail('privprot', 'The privprot field is required for SNMPv3 privacy.');
-      if (requireSecrets && !config.privpass) fail('privpass', 'The privpass field is required for SNMPv3 privacy.');
+      if (!config.privprot && !errors[`${prefix}.privprot`])
+        fail('privprot', 'The privprot field is required for SNMPv3 privacy.');
+      if (requireSecrets && !config.privpass)
+        fail('privpass', 'The privpass field is required for SNMPv3 privacy.');
     }
   } else if (requireSecrets && !config.snmp_community) {
     fail('snmp_community', 'The snmp community field is required for SNMP v1 and v2c.');
@@ -157,18 +195,29 @@ export function probeTargetOf(
   input: SnmpConfigIn,
   stored: SnmpConfigRow | null | undefined,
 ): { target: SnmpTarget } | { errors: FieldErrors } {
-  const merged = mergeSnmpConfig(box, stored, { ...input, snmp_community: undefined, authpass: undefined, privpass: undefined }, { requireSecrets: false });
+  const merged = mergeSnmpConfig(
+    box,
+    stored,
+    { ...input, snmp_community: undefined, authpass: undefined, privpass: undefined },
+    { requireSecrets: false },
+  );
   const errors: FieldErrors = 'errors' in merged ? { ...merged.errors } : {};
-  const secret = (incoming: unknown, sealed: string | null | undefined) => resolveSecret(box, sealed ?? null, isSentinel(incoming) ? undefined : incoming);
+  const secret = (incoming: unknown, sealed: string | null | undefined) =>
+    resolveSecret(box, sealed ?? null, isSentinel(incoming) ? undefined : incoming);
   const community = secret(input.snmp_community, stored?.snmp_community);
   const authKey = secret(input.authpass, stored?.authpass);
   const privKey = secret(input.privpass, stored?.privpass);
   if (!('config' in merged)) return { errors };
   const config = merged.config;
   const level = config.snmp_v3_security;
-  if (config.snmp_version !== 3 && !community) errors['snmpconfig.snmp_community'] = ['The snmp community field is required for SNMP v1 and v2c.'];
-  if (config.snmp_version === 3 && (level === 'authNoPriv' || level === 'authPriv') && !authKey) errors['snmpconfig.authpass'] = ['The authpass field is required for SNMPv3 authentication.'];
-  if (config.snmp_version === 3 && level === 'authPriv' && !privKey) errors['snmpconfig.privpass'] = ['The privpass field is required for SNMPv3 privacy.'];
+  if (config.snmp_version !== 3 && !community)
+    errors['snmpconfig.snmp_community'] = [
+      'The snmp community field is required for SNMP v1 and v2c.',
+    ];
+  if (config.snmp_version === 3 && (level === 'authNoPriv' || level === 'authPriv') && !authKey)
+    errors['snmpconfig.authpass'] = ['The authpass field is required for SNMPv3 authentication.'];
+  if (config.snmp_version === 3 && level === 'authPriv' && !privKey)
+    errors['snmpconfig.privpass'] = ['The privpass field is required for SNMPv3 privacy.'];
   if (Object.keys(errors).length > 0) return { errors };
   return {
     target: {
@@ -187,4 +236,5 @@ export function probeTargetOf(
 }
 
 /** Masks one secret field of a pending device or credential the same way as snmpconfig. */
-export const maskedSecret = (sealed: string | null | undefined) => (sealed ? ENCRYPTED_SENTINEL : null);
+export const maskedSecret = (sealed: string | null | undefined) =>
+  sealed ? ENCRYPTED_SENTINEL : null;

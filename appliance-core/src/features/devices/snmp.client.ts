@@ -110,7 +110,12 @@ function isPrintable(text: string): boolean {
   // Control characters other than tab, CR and LF, or a replacement character (invalid UTF-8), mean binary.
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if ((code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) || code === 0x7f || code === 0xfffd) return false;
+    if (
+      (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) ||
+      code === 0x7f ||
+      code === 0xfffd
+    )
+      return false;
   }
   return true;
 }
@@ -134,12 +139,20 @@ export function decodeVarbind(varbind: Varbind): DecodedVarbind {
     if (type === 'Counter64') return { oid: varbind.oid, type, value: counter64(raw) };
     if (type === 'OctetString') {
       const text = raw.toString('utf8');
-      return isPrintable(text) ? { oid: varbind.oid, type, value: text } : { oid: varbind.oid, type: 'Hex-STRING', value: hexOf(raw) };
+      return isPrintable(text)
+        ? { oid: varbind.oid, type, value: text }
+        : { oid: varbind.oid, type: 'Hex-STRING', value: hexOf(raw) };
     }
     return { oid: varbind.oid, type, value: hexOf(raw) };
   }
-  if (typeof raw === 'number' || typeof raw === 'string' || typeof raw === 'boolean') return { oid: varbind.oid, type, value: raw };
-  if (typeof raw === 'bigint') return { oid: varbind.oid, type, value: raw <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(raw) : raw.toString() };
+  if (typeof raw === 'number' || typeof raw === 'string' || typeof raw === 'boolean')
+    return { oid: varbind.oid, type, value: raw };
+  if (typeof raw === 'bigint')
+    return {
+      oid: varbind.oid,
+      type,
+      value: raw <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(raw) : raw.toString(),
+    };
   // Anything else (null for Null, an unknown shape) carries no value worth showing.
   return { oid: varbind.oid, type, value: null };
 }
@@ -153,18 +166,29 @@ function toSnmpError(err: unknown, target: SnmpTarget): SnmpError {
   if (err instanceof SnmpError) return err;
   const where = `${target.host}:${target.port}`;
   const error = err as Error & { code?: string | number; status?: number };
-  if (err instanceof snmp.RequestTimedOutError) return new SnmpError('timeout', `SNMP request to ${where} timed out`);
+  if (err instanceof snmp.RequestTimedOutError)
+    return new SnmpError('timeout', `SNMP request to ${where} timed out`);
   if (err instanceof snmp.ResponseInvalidError) {
-    if (/digest|user name|authenticat/i.test(error.message)) return new SnmpError('auth', `SNMPv3 authentication failed at ${where}: ${error.message}`);
+    if (/digest|user name|authenticat/i.test(error.message))
+      return new SnmpError('auth', `SNMPv3 authentication failed at ${where}: ${error.message}`);
     return new SnmpError('invalid', `SNMP answer from ${where} is invalid: ${error.message}`);
   }
-  if (err instanceof snmp.RequestFailedError) return new SnmpError('refused', `SNMP request refused by ${where}: ${error.message}`);
+  if (err instanceof snmp.RequestFailedError)
+    return new SnmpError('refused', `SNMP request refused by ${where}: ${error.message}`);
   if (error.code === 'ERR_OSSL_EVP_UNSUPPORTED') {
-    return new SnmpError('unsupported', 'The privacy protocol is not available in this Node.js build (DES needs the OpenSSL legacy provider); use AES');
+    return new SnmpError(
+      'unsupported',
+      'The privacy protocol is not available in this Node.js build (DES needs the OpenSSL legacy provider); use AES',
+    );
   }
-  if (/forcibly closed/i.test(error.message ?? '')) return new SnmpError('aborted', 'SNMP request cancelled');
-  if (err instanceof snmp.RequestInvalidError) return new SnmpError('invalid', `SNMP request to ${where} is invalid: ${error.message}`);
-  return new SnmpError('invalid', `SNMP request to ${where} failed: ${error.message ?? String(err)}`);
+  if (/forcibly closed/i.test(error.message ?? ''))
+    return new SnmpError('aborted', 'SNMP request cancelled');
+  if (err instanceof snmp.RequestInvalidError)
+    return new SnmpError('invalid', `SNMP request to ${where} is invalid: ${error.message}`);
+  return new SnmpError(
+    'invalid',
+    `SNMP request to ${where} failed: ${error.message ?? String(err)}`,
+  );
 }
 
 /** One open session to one agent. */
@@ -186,28 +210,40 @@ export class SnmpSession {
     if (target.version === 3) {
       const level = target.security ?? 'noAuthNoPriv';
       if (!target.user) throw new SnmpError('invalid', 'An SNMPv3 user name is required');
-      const user: Parameters<typeof snmp.createV3Session>[1] = { name: target.user, level: LEVEL[level] };
+      const user: Parameters<typeof snmp.createV3Session>[1] = {
+        name: target.user,
+        level: LEVEL[level],
+      };
       if (level !== 'noAuthNoPriv') {
-        if (!target.authProtocol || !target.authKey) throw new SnmpError('invalid', 'SNMPv3 authentication needs a protocol and a passphrase');
+        if (!target.authProtocol || !target.authKey)
+          throw new SnmpError('invalid', 'SNMPv3 authentication needs a protocol and a passphrase');
         user.authProtocol = AUTH[target.authProtocol];
         user.authKey = target.authKey;
       }
       if (level === 'authPriv') {
-        if (!target.privProtocol || !target.privKey) throw new SnmpError('invalid', 'SNMPv3 privacy needs a protocol and a passphrase');
+        if (!target.privProtocol || !target.privKey)
+          throw new SnmpError('invalid', 'SNMPv3 privacy needs a protocol and a passphrase');
         user.privProtocol = PRIV[target.privProtocol];
         user.privKey = target.privKey;
       }
-      this.session = snmp.createV3Session(target.host, user, { ...options, version: snmp.Version3 });
+      this.session = snmp.createV3Session(target.host, user, {
+        ...options,
+        version: snmp.Version3,
+      });
     } else {
       if (!target.community) throw new SnmpError('invalid', 'An SNMP community is required');
-      this.session = snmp.createSession(target.host, target.community, { ...options, version: target.version === 1 ? snmp.Version1 : snmp.Version2c });
+      this.session = snmp.createSession(target.host, target.community, {
+        ...options,
+        version: target.version === 1 ? snmp.Version1 : snmp.Version2c,
+      });
     }
     // A socket error without a listener would crash the process; the request in flight fails on its own.
     this.session.on('error', () => this.close());
   }
 
   static open(target: SnmpTarget, timing: SnmpTiming): SnmpSession {
-    if (net.isIP(target.host) === 0) throw new SnmpError('invalid', 'The SNMP target must be an IP address');
+    if (net.isIP(target.host) === 0)
+      throw new SnmpError('invalid', 'The SNMP target must be an IP address');
     try {
       return new SnmpSession(target, timing);
     } catch (err) {
@@ -220,7 +256,9 @@ export class SnmpSession {
     const answers: DecodedVarbind[] = [];
     for (let i = 0; i < oids.length; i += GET_CHUNK) {
       const chunk = oids.slice(i, i + GET_CHUNK);
-      const varbinds = await this.request<Varbind[]>(signal, (done) => this.session.get([...chunk], (error, result) => done(error, result ?? [])));
+      const varbinds = await this.request<Varbind[]>(signal, (done) =>
+        this.session.get([...chunk], (error, result) => done(error, result ?? [])),
+      );
       answers.push(...varbinds.map(decodeVarbind));
     }
     return answers;
@@ -246,7 +284,11 @@ export class SnmpSession {
     }
   }
 
-  private async collect(oid: string, options: WalkOptions, method: 'subtree' | 'walk'): Promise<WalkResult> {
+  private async collect(
+    oid: string,
+    options: WalkOptions,
+    method: 'subtree' | 'walk',
+  ): Promise<WalkResult> {
     const started = Date.now();
     const varbinds: DecodedVarbind[] = [];
     let truncated = false;
@@ -268,7 +310,9 @@ export class SnmpSession {
           }
           return false;
         };
-        this.session[method](oid, options.maxRepetitions ?? 20, feed, (error) => done(error, undefined));
+        this.session[method](oid, options.maxRepetitions ?? 20, feed, (error) =>
+          done(error, undefined),
+        );
       });
     } catch (err) {
       if (!(expired && err instanceof SnmpError && err.kind === 'aborted')) throw err;
@@ -279,7 +323,10 @@ export class SnmpSession {
     return { varbinds, truncated, durationMs: Date.now() - started };
   }
 
-  private request<T>(signal: AbortSignal | undefined, start: (done: (error: Error | null, value: T) => void) => void): Promise<T> {
+  private request<T>(
+    signal: AbortSignal | undefined,
+    start: (done: (error: Error | null, value: T) => void) => void,
+  ): Promise<T> {
     if (this.closed) return Promise.reject(new SnmpError('aborted', 'SNMP request cancelled'));
     if (signal?.aborted) return Promise.reject(new SnmpError('aborted', 'SNMP request cancelled'));
     return new Promise<T>((resolve, reject) => {
@@ -300,7 +347,11 @@ export class SnmpSession {
 }
 
 /** Opens a session, runs `fn`, and closes the session whatever happens. */
-export async function withSnmpSession<T>(target: SnmpTarget, timing: SnmpTiming, fn: (session: SnmpSession) => Promise<T>): Promise<T> {
+export async function withSnmpSession<T>(
+  target: SnmpTarget,
+  timing: SnmpTiming,
+  fn: (session: SnmpSession) => Promise<T>,
+): Promise<T> {
   const session = SnmpSession.open(target, timing);
   try {
     return await fn(session);
@@ -327,7 +378,10 @@ export interface SystemInfo {
 
 /** Reads sysDescr, sysObjectID and sysName in one request: the probe behind testSnmp and discovery. */
 export async function probeSystem(session: SnmpSession, signal?: AbortSignal): Promise<SystemInfo> {
-  const [descr, objectId, name] = await session.get([SYSTEM_OIDS.sysDescr, SYSTEM_OIDS.sysObjectID, SYSTEM_OIDS.sysName], signal);
+  const [descr, objectId, name] = await session.get(
+    [SYSTEM_OIDS.sysDescr, SYSTEM_OIDS.sysObjectID, SYSTEM_OIDS.sysName],
+    signal,
+  );
   const text = (v: DecodedVarbind | undefined) => (v && v.value !== null ? String(v.value) : null);
   return { sysDescr: text(descr), sysObjectID: text(objectId), sysName: text(name) };
 }

@@ -96,20 +96,28 @@ export interface CrawledInterface {
 }
 
 export function listInterfaceTrackers(db: DB, deviceId: number): InterfaceTrackerRow[] {
-  return db.prepare('SELECT * FROM interface_trackers WHERE device_id = ? ORDER BY interface').all(deviceId) as InterfaceTrackerRow[];
+  return db
+    .prepare('SELECT * FROM interface_trackers WHERE device_id = ? ORDER BY interface')
+    .all(deviceId) as InterfaceTrackerRow[];
 }
 
-export function interfaceTrackersOfDevices(db: DB, deviceIds: readonly number[]): Map<number, InterfaceTrackerRow[]> {
+export function interfaceTrackersOfDevices(
+  db: DB,
+  deviceIds: readonly number[],
+): Map<number, InterfaceTrackerRow[]> {
   const map = new Map<number, InterfaceTrackerRow[]>(deviceIds.map((id) => [id, []]));
   const rows = db
-    .prepare('SELECT * FROM interface_trackers WHERE device_id IN (SELECT value FROM json_each(?)) ORDER BY device_id, interface')
+    .prepare(
+      'SELECT * FROM interface_trackers WHERE device_id IN (SELECT value FROM json_each(?)) ORDER BY device_id, interface',
+    )
     .all(JSON.stringify(deviceIds)) as InterfaceTrackerRow[];
   for (const row of rows) map.get(row.device_id)?.push(row);
   return map;
 }
 
 export function findInterfaceTracker(db: DB, id: number): InterfaceTrackerRow | undefined {
-  return db.prepare('SELECT * FROM interface_trackers WHERE id = ?').get(id) as InterfaceTrackerRow | undefined;
+  return db.prepare('SELECT * FROM interface_trackers WHERE id = ?').get(id) as
+    InterfaceTrackerRow | undefined;
 }
 
 /**
@@ -118,7 +126,12 @@ export function findInterfaceTracker(db: DB, id: number): InterfaceTrackerRow | 
  * existing one keeps the operator's description, interval and logging. Interfaces the agent no
  * longer reports are kept (with their history) and keep their last `last_seen_at`.
  */
-export function upsertCrawledInterfaces(db: DB, deviceId: number, interfaces: readonly CrawledInterface[], now: number): { created: number; refreshed: number } {
+export function upsertCrawledInterfaces(
+  db: DB,
+  deviceId: number,
+  interfaces: readonly CrawledInterface[],
+  now: number,
+): { created: number; refreshed: number } {
   const existing = new Set(listInterfaceTrackers(db, deviceId).map((row) => row.interface));
   const insert = db.prepare(
     `INSERT INTO interface_trackers (device_id, interface, name, description, interval, enable_logging, if_descr, if_alias, if_type, mtu, speed, mac,
@@ -149,10 +162,17 @@ export function upsertCrawledInterfaces(db: DB, deviceId: number, interfaces: re
   return { created, refreshed };
 }
 
-export function updateInterfaceTracker(db: DB, id: number, changes: { description?: string; interval?: number; enable_logging?: boolean }, now: number): void {
+export function updateInterfaceTracker(
+  db: DB,
+  id: number,
+  changes: { description?: string; interval?: number; enable_logging?: boolean },
+  now: number,
+): void {
   const row = findInterfaceTracker(db, id);
   if (!row) return;
-  db.prepare('UPDATE interface_trackers SET description = ?, interval = ?, enable_logging = ?, updated_at = ? WHERE id = ?').run(
+  db.prepare(
+    'UPDATE interface_trackers SET description = ?, interval = ?, enable_logging = ?, updated_at = ? WHERE id = ?',
+  ).run(
     changes.description ?? row.description,
     changes.interval ?? row.interval,
     changes.enable_logging === undefined ? row.enable_logging : changes.enable_logging ? 1 : 0,
@@ -180,24 +200,37 @@ export interface CrawledDisk {
 export const freespaceOidOf = (index: number) => `1.3.6.1.2.1.25.2.3.1.6.${index}`;
 
 export function listDiskTrackers(db: DB, deviceId: number): DiskTrackerRow[] {
-  return db.prepare('SELECT * FROM disk_trackers WHERE device_id = ? ORDER BY name, id').all(deviceId) as DiskTrackerRow[];
+  return db
+    .prepare('SELECT * FROM disk_trackers WHERE device_id = ? ORDER BY name, id')
+    .all(deviceId) as DiskTrackerRow[];
 }
 
-export function diskTrackersOfDevices(db: DB, deviceIds: readonly number[]): Map<number, DiskTrackerRow[]> {
+export function diskTrackersOfDevices(
+  db: DB,
+  deviceIds: readonly number[],
+): Map<number, DiskTrackerRow[]> {
   const map = new Map<number, DiskTrackerRow[]>(deviceIds.map((id) => [id, []]));
   const rows = db
-    .prepare('SELECT * FROM disk_trackers WHERE device_id IN (SELECT value FROM json_each(?)) ORDER BY device_id, name, id')
+    .prepare(
+      'SELECT * FROM disk_trackers WHERE device_id IN (SELECT value FROM json_each(?)) ORDER BY device_id, name, id',
+    )
     .all(JSON.stringify(deviceIds)) as DiskTrackerRow[];
   for (const row of rows) map.get(row.device_id)?.push(row);
   return map;
 }
 
 export function findDiskTracker(db: DB, id: number): DiskTrackerRow | undefined {
-  return db.prepare('SELECT * FROM disk_trackers WHERE id = ?').get(id) as DiskTrackerRow | undefined;
+  return db.prepare('SELECT * FROM disk_trackers WHERE id = ?').get(id) as
+    DiskTrackerRow | undefined;
 }
 
 /** Creates or refreshes the disk trackers of a crawl (name, size and free space); operator settings are kept. */
-export function upsertCrawledDisks(db: DB, deviceId: number, disks: readonly CrawledDisk[], now: number): { created: number; refreshed: number } {
+export function upsertCrawledDisks(
+  db: DB,
+  deviceId: number,
+  disks: readonly CrawledDisk[],
+  now: number,
+): { created: number; refreshed: number } {
   const existing = new Set(listDiskTrackers(db, deviceId).map((row) => row.storage_index));
   const insert = db.prepare(
     `INSERT INTO disk_trackers (device_id, name, storage_index, freespace_oid, interval, enable_logging, available, total, storage_type, allocation_units,
@@ -216,7 +249,11 @@ export function upsertCrawledDisks(db: DB, deviceId: number, disks: readonly Cra
       refresh.run(values);
       refreshed++;
     } else {
-      insert.run({ ...values, freespace_oid: freespaceOidOf(disk.index), interval: DISK_DEFAULT_INTERVAL });
+      insert.run({
+        ...values,
+        freespace_oid: freespaceOidOf(disk.index),
+        interval: DISK_DEFAULT_INTERVAL,
+      });
       created++;
     }
   }
@@ -240,14 +277,30 @@ export function insertDiskTracker(db: DB, disk: NewDiskTracker, now: number): nu
         `INSERT INTO disk_trackers (device_id, name, storage_index, freespace_oid, interval, enable_logging, source, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, 'manual', ?, ?)`,
       )
-      .run(disk.deviceId, disk.name, disk.index, disk.freespaceOid, disk.interval ?? DISK_DEFAULT_INTERVAL, disk.enableLogging === false ? 0 : 1, now, now).lastInsertRowid,
+      .run(
+        disk.deviceId,
+        disk.name,
+        disk.index,
+        disk.freespaceOid,
+        disk.interval ?? DISK_DEFAULT_INTERVAL,
+        disk.enableLogging === false ? 0 : 1,
+        now,
+        now,
+      ).lastInsertRowid,
   );
 }
 
-export function updateDiskTracker(db: DB, id: number, changes: { name?: string; interval?: number; enable_logging?: boolean }, now: number): void {
+export function updateDiskTracker(
+  db: DB,
+  id: number,
+  changes: { name?: string; interval?: number; enable_logging?: boolean },
+  now: number,
+): void {
   const row = findDiskTracker(db, id);
   if (!row) return;
-  db.prepare('UPDATE disk_trackers SET name = ?, interval = ?, enable_logging = ?, updated_at = ? WHERE id = ?').run(
+  db.prepare(
+    'UPDATE disk_trackers SET name = ?, interval = ?, enable_logging = ?, updated_at = ? WHERE id = ?',
+  ).run(
     changes.name ?? row.name,
     changes.interval ?? row.interval,
     changes.enable_logging === undefined ? row.enable_logging : changes.enable_logging ? 1 : 0,
@@ -257,8 +310,13 @@ export function updateDiskTracker(db: DB, id: number, changes: { name?: string; 
 }
 
 /** A poller's reading of a disk as data (SQL and its parameters), for a writer on another connection (the trackers' storage writer). */
-export const DISK_READING_SQL = 'UPDATE disk_trackers SET available = ?, total = ?, last_seen_at = ?, updated_at = ? WHERE id = ?';
-export const diskReadingParams = (id: number, reading: { available: number; total: number }, now: number) => [reading.available, reading.total, now, now, id] as const;
+export const DISK_READING_SQL =
+  'UPDATE disk_trackers SET available = ?, total = ?, last_seen_at = ?, updated_at = ? WHERE id = ?';
+export const diskReadingParams = (
+  id: number,
+  reading: { available: number; total: number },
+  now: number,
+) => [reading.available, reading.total, now, now, id] as const;
 
 export function deleteDiskTracker(db: DB, id: number): boolean {
   return db.prepare('DELETE FROM disk_trackers WHERE id = ?').run(id).changes > 0;

@@ -50,8 +50,18 @@ export class WalksRepository {
 
   insert(walk: NewWalk): WalkRecord {
     const result = this.db
-      .prepare(`INSERT INTO ${this.table.latest} (device_id, timestamp, kind, oid_count, duration_ms, truncated, walk) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-      .run(walk.deviceId, walk.timestamp, walk.kind, walk.varbinds.length, Math.round(walk.durationMs), walk.truncated ? 1 : 0, JSON.stringify(walk.varbinds));
+      .prepare(
+        `INSERT INTO ${this.table.latest} (device_id, timestamp, kind, oid_count, duration_ms, truncated, walk) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        walk.deviceId,
+        walk.timestamp,
+        walk.kind,
+        walk.varbinds.length,
+        Math.round(walk.durationMs),
+        walk.truncated ? 1 : 0,
+        JSON.stringify(walk.varbinds),
+      );
     return {
       ...summaryOf({
         id: Number(result.lastInsertRowid),
@@ -69,8 +79,13 @@ export class WalksRepository {
   /** The device's newest walk with its varbinds, or null. */
   latest(deviceId: number): WalkRecord | null {
     for (const partition of this.table.partitions()) {
-      const row = this.db.prepare(`SELECT * FROM ${partition} WHERE device_id = ? ORDER BY timestamp DESC, id DESC LIMIT 1`).get(deviceId) as WalkRow | undefined;
-      if (row) return { ...summaryOf(row), varbinds: JSON.parse(row.walk as string) as DecodedVarbind[] };
+      const row = this.db
+        .prepare(
+          `SELECT * FROM ${partition} WHERE device_id = ? ORDER BY timestamp DESC, id DESC LIMIT 1`,
+        )
+        .get(deviceId) as WalkRow | undefined;
+      if (row)
+        return { ...summaryOf(row), varbinds: JSON.parse(row.walk as string) as DecodedVarbind[] };
     }
     return null;
   }
@@ -95,7 +110,9 @@ export class WalksRepository {
   /** Rows and stored bytes of a device's walks (GET /api/device/{device}/stats). */
   statsOf(deviceId: number): { rows: number; bytes: number } {
     const row = this.db
-      .prepare(`SELECT count(*) AS rows, coalesce(sum(length(walk) + 48), 0) AS bytes FROM ${WALKS_TABLE} WHERE device_id = ?`)
+      .prepare(
+        `SELECT count(*) AS rows, coalesce(sum(length(walk) + 48), 0) AS bytes FROM ${WALKS_TABLE} WHERE device_id = ?`,
+      )
       .get(deviceId) as { rows: number; bytes: number };
     return row;
   }

@@ -9,14 +9,23 @@ import { allOf, type Identity } from '../../platform/http/identity.js';
 import { identityOf } from '../../platform/http/route-config.js';
 import { responses, StatusMessageBody } from '../../platform/http/schemas.js';
 import { findSnmpConfig, type DeviceRow } from './devices.repository.js';
-import { DeviceTextParams, LastWalkResult, LiveWalkResult, WalkTargetParams } from './devices.schema.js';
+import {
+  DeviceTextParams,
+  LastWalkResult,
+  LiveWalkResult,
+  WalkTargetParams,
+} from './devices.schema.js';
 import type { DevicesService } from './devices.service.js';
 import { snmpTargetOf } from './snmp-config.js';
 import { SnmpError, withSnmpSession, type WalkOptions } from './snmp.client.js';
 
 const INVALID_DEVICE = 'Invalid device specified';
 /** A live walk covers the agent's whole view, within these bounds. */
-export const LIVE_WALK_BOUNDS: Omit<WalkOptions, 'signal'> = { maxVarbinds: 50_000, deadlineMs: 120_000, maxRepetitions: 40 };
+export const LIVE_WALK_BOUNDS: Omit<WalkOptions, 'signal'> = {
+  maxVarbinds: 50_000,
+  deadlineMs: 120_000,
+  maxRepetitions: 40,
+};
 const LIVE_WALK_TIMING = { timeoutMs: 5000, retries: 1 };
 /** Live walks running at once, appliance-wide (each holds up to 50k varbinds in memory). */
 export const LIVE_WALK_CONCURRENCY = 2;
@@ -25,7 +34,11 @@ export interface WalksRoutesDeps {
   devices: DevicesService;
 }
 
-export async function walksRoutes(app: App, ctx: CoreContext, deps: WalksRoutesDeps): Promise<void> {
+export async function walksRoutes(
+  app: App,
+  ctx: CoreContext,
+  deps: WalksRoutesDeps,
+): Promise<void> {
   const { db, clock, secrets } = ctx;
   const { devices } = deps;
   let running = 0;
@@ -38,7 +51,12 @@ export async function walksRoutes(app: App, ctx: CoreContext, deps: WalksRoutesD
   };
 
   // spec: part2 > Network tools > POST /api/getSNMPWalkInfo/{target}
-  const walkErrors: RouteErrors = { validation: 'statusMessage', validationStatus: 200, failure: 'statusMessage', internal: 'The SNMP walk failed unexpectedly.' };
+  const walkErrors: RouteErrors = {
+    validation: 'statusMessage',
+    validationStatus: 200,
+    failure: 'statusMessage',
+    internal: 'The SNMP walk failed unexpectedly.',
+  };
   app.post(
     '/api/getSNMPWalkInfo/:target',
     {
@@ -47,14 +65,19 @@ export async function walksRoutes(app: App, ctx: CoreContext, deps: WalksRoutesD
         tags: ['tools'],
         summary: "Walk a device's SNMP tree now with its stored credentials (long-running)",
         params: WalkTargetParams,
-        response: responses(walkErrors, { 200: { anyOf: [LiveWalkResult, StatusMessageBody] } as never, 500: StatusMessageBody }),
+        response: responses(walkErrors, {
+          200: { anyOf: [LiveWalkResult, StatusMessageBody] } as never,
+          500: StatusMessageBody,
+        }),
       },
     },
     async (request, reply) => {
       const device = deviceOf(identityOf(request), request.params.target);
       const config = findSnmpConfig(db, device.id);
-      if (device.enable_snmp !== 1 || !config) throw failure(200, 'SNMP is not enabled for this device');
-      if (running >= LIVE_WALK_CONCURRENCY) throw failure(200, 'Another SNMP walk is running; try again when it has finished');
+      if (device.enable_snmp !== 1 || !config)
+        throw failure(200, 'SNMP is not enabled for this device');
+      if (running >= LIVE_WALK_CONCURRENCY)
+        throw failure(200, 'Another SNMP walk is running; try again when it has finished');
       running++;
       // A client that goes away ends its walk (the response closes before it was written).
       const controller = new AbortController();
@@ -64,11 +87,20 @@ export async function walksRoutes(app: App, ctx: CoreContext, deps: WalksRoutesD
       reply.raw.once('close', onClose);
       const timestamp = clock.now();
       try {
-        const result = await withSnmpSession(snmpTargetOf(secrets, device.ip_address, config), LIVE_WALK_TIMING, (session) =>
-          session.walk('1.3.6.1', { ...LIVE_WALK_BOUNDS, signal: controller.signal }),
+        const result = await withSnmpSession(
+          snmpTargetOf(secrets, device.ip_address, config),
+          LIVE_WALK_TIMING,
+          (session) => session.walk('1.3.6.1', { ...LIVE_WALK_BOUNDS, signal: controller.signal }),
         );
         if (result.varbinds.length === 0) throw failure(200, 'SNMP walk returned nothing');
-        const walk = devices.walks.insert({ deviceId: device.id, timestamp, kind: 'live', varbinds: result.varbinds, durationMs: result.durationMs, truncated: result.truncated });
+        const walk = devices.walks.insert({
+          deviceId: device.id,
+          timestamp,
+          kind: 'live',
+          varbinds: result.varbinds,
+          durationMs: result.durationMs,
+          truncated: result.truncated,
+        });
         return { status: 201 as const, message: walk };
       } catch (err) {
         if (err instanceof SnmpError) throw failure(200, `SNMP walk failed: ${err.message}`);
@@ -89,7 +121,10 @@ export async function walksRoutes(app: App, ctx: CoreContext, deps: WalksRoutesD
         tags: ['tools'],
         summary: "The device's newest stored walk (crawl or live), or null",
         params: DeviceTextParams,
-        response: responses(walkErrors, { 200: { anyOf: [LastWalkResult, StatusMessageBody] } as never, 500: StatusMessageBody }),
+        response: responses(walkErrors, {
+          200: { anyOf: [LastWalkResult, StatusMessageBody] } as never,
+          500: StatusMessageBody,
+        }),
       },
     },
     async (request) => {

@@ -97,7 +97,11 @@ export function guessProfile(sysDescr: string | null, ports: readonly number[] |
 }
 
 /** Runs `fn` over `items` with at most `limit` at once, keeping the order of results. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {
@@ -136,7 +140,8 @@ export class DiscoveryEngine {
 
   async start(): Promise<void> {
     const closed = closeInterruptedSweeps(this.deps.db, this.deps.clock.now());
-    if (closed > 0) this.deps.log.warn({ closed }, 'discovery sweeps interrupted by the last stop were closed');
+    if (closed > 0)
+      this.deps.log.warn({ closed }, 'discovery sweeps interrupted by the last stop were closed');
     for (const net of listLocalnets(this.deps.db)) this.sync(net.id);
   }
 
@@ -152,8 +157,17 @@ export class DiscoveryEngine {
       this.remove(netId);
       return;
     }
-    this.deps.scheduler.upsert({ id, kind: DISCOVERY_KIND, intervalMs: net.interval * 1000, payload: { netId } });
-    if (net.last_discovery_at === null || this.deps.clock.now() - net.last_discovery_at >= net.interval * 1000) this.deps.scheduler.runSoon(id);
+    this.deps.scheduler.upsert({
+      id,
+      kind: DISCOVERY_KIND,
+      intervalMs: net.interval * 1000,
+      payload: { netId },
+    });
+    if (
+      net.last_discovery_at === null ||
+      this.deps.clock.now() - net.last_discovery_at >= net.interval * 1000
+    )
+      this.deps.scheduler.runSoon(id);
   }
 
   /** Stops a network's sweeps (deleted or disabled). */
@@ -181,7 +195,12 @@ export class DiscoveryEngine {
     const onAbort = () => controller.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
     this.sweeps.set(netId, controller);
-    const counters: StatusCounters = { addresses: hostCount(net.network_num, net.broadcast_num), alive: 0, snmp_responders: 0, new_pending: 0 };
+    const counters: StatusCounters = {
+      addresses: hostCount(net.network_num, net.broadcast_num),
+      alive: 0,
+      snmp_responders: 0,
+      new_pending: 0,
+    };
     const statusId = startStatus(db, netId, clock.now(), counters.addresses);
     let error: string | null = null;
     try {
@@ -189,7 +208,8 @@ export class DiscoveryEngine {
       if (controller.signal.aborted) error = 'aborted';
     } catch (err) {
       error = controller.signal.aborted ? 'aborted' : (err as Error).message;
-      if (!(err instanceof IcmpUnavailable) && !controller.signal.aborted) log.warn({ netId, err: error }, 'discovery sweep failed');
+      if (!(err instanceof IcmpUnavailable) && !controller.signal.aborted)
+        log.warn({ netId, err: error }, 'discovery sweep failed');
     } finally {
       signal?.removeEventListener('abort', onAbort);
       this.sweeps.delete(netId);
@@ -205,7 +225,12 @@ export class DiscoveryEngine {
     return { statusId, ...counters, error };
   }
 
-  private async walkRange(net: LocalnetRow, signal: AbortSignal, counters: StatusCounters, statusId: number): Promise<void> {
+  private async walkRange(
+    net: LocalnetRow,
+    signal: AbortSignal,
+    counters: StatusCounters,
+    statusId: number,
+  ): Promise<void> {
     const { db, clock } = this.deps;
     const credentials = credIdsOfNet(db, net.id)
       .map((id) => findCredential(db, id))
@@ -217,7 +242,9 @@ export class DiscoveryEngine {
       counters.alive += alive.length;
       const devices = deviceIpSet(db);
       const candidates = alive.filter((ip) => !devices.has(ip));
-      const hosts = await mapLimit(candidates, this.options.probeConcurrency, (ip) => this.probeHost(ip, net.id, credentials, portscan, signal));
+      const hosts = await mapLimit(candidates, this.options.probeConcurrency, (ip) =>
+        this.probeHost(ip, net.id, credentials, portscan, signal),
+      );
       if (signal.aborted) return;
       counters.snmp_responders += hosts.filter((h) => h.snmp !== null).length;
       // The network may have been deleted while the chunk was probed: then nothing is written.
@@ -228,7 +255,13 @@ export class DiscoveryEngine {
     }
   }
 
-  private async probeHost(ip: string, netId: number, credentials: readonly CredentialRow[], portscan: boolean, signal: AbortSignal): Promise<DiscoveredHost> {
+  private async probeHost(
+    ip: string,
+    netId: number,
+    credentials: readonly CredentialRow[],
+    portscan: boolean,
+    signal: AbortSignal,
+  ): Promise<DiscoveredHost> {
     let snmp: SnmpConfigRow | null = null;
     let sysName: string | null = null;
     let sysDescr: string | null = null;
@@ -236,7 +269,9 @@ export class DiscoveryEngine {
       for (const attempt of credentialAttempts(this.deps.secrets, credential, ip)) {
         if (signal.aborted) break search;
         try {
-          const system = await withSnmpSession(attempt.target, this.options.snmpTiming, (session) => probeSystem(session, signal));
+          const system = await withSnmpSession(attempt.target, this.options.snmpTiming, (session) =>
+            probeSystem(session, signal),
+          );
           snmp = attempt.config;
           sysName = system.sysName;
           sysDescr = system.sysDescr;
@@ -246,7 +281,10 @@ export class DiscoveryEngine {
         }
       }
     }
-    const ports = portscan && !signal.aborted ? await openPorts(ip, this.options.portscanPorts, this.options.portTimeoutMs, signal) : null;
+    const ports =
+      portscan && !signal.aborted
+        ? await openPorts(ip, this.options.portscanPorts, this.options.portTimeoutMs, signal)
+        : null;
     return {
       ip,
       netId,

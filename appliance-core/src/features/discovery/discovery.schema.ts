@@ -4,8 +4,12 @@
  */
 import { Type } from '@sinclair/typebox';
 
-const BoolLike = Type.Unsafe<boolean | 0 | 1 | '0' | '1' | 'true' | 'false'>({ enum: [true, false, 0, 1, '0', '1', 'true', 'false'], description: 'true/false, 1/0, "1"/"0", "true"/"false"' });
-export const toBool = (value: unknown): boolean => value === true || value === 1 || value === '1' || value === 'true';
+const BoolLike = Type.Unsafe<boolean | 0 | 1 | '0' | '1' | 'true' | 'false'>({
+  enum: [true, false, 0, 1, '0', '1', 'true', 'false'],
+  description: 'true/false, 1/0, "1"/"0", "true"/"false"',
+});
+export const toBool = (value: unknown): boolean =>
+  value === true || value === 1 || value === '1' || value === 'true';
 
 export const MIN_INTERVAL = 60;
 export const MAX_INTERVAL = 2_592_000;
@@ -21,24 +25,46 @@ export const LocalnetRecord = Type.Object({
   enable_portscan: Type.Boolean(),
   cred_ids: Type.Array(Type.Integer(), { description: 'credential sets tried in this order' }),
   alerts: Type.Boolean(),
-  timestamp: Type.Union([Type.Integer(), Type.Null()], { description: 'end of the last sweep (Unix seconds); null when due now' }),
+  timestamp: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'end of the last sweep (Unix seconds); null when due now',
+  }),
 });
 
-export const LocalnetList = Type.Union([Type.Object({ data: Type.Array(LocalnetRecord) }), Type.Literal(false)]);
+export const LocalnetList = Type.Union([
+  Type.Object({ data: Type.Array(LocalnetRecord) }),
+  Type.Literal(false),
+]);
 
 export const LocalnetIn = Type.Object({
   id: Type.Optional(Type.Integer({ minimum: 1 })),
   label: Type.String({ minLength: 1, maxLength: 255 }),
   network: Type.String({ minLength: 1, maxLength: 15 }),
   broadcast: Type.String({ minLength: 1, maxLength: 15 }),
-  interval: Type.Optional(Type.Integer({ minimum: MIN_INTERVAL, maximum: MAX_INTERVAL, description: `seconds; default ${DEFAULT_INTERVAL} on create` })),
+  interval: Type.Optional(
+    Type.Integer({
+      minimum: MIN_INTERVAL,
+      maximum: MAX_INTERVAL,
+      description: `seconds; default ${DEFAULT_INTERVAL} on create`,
+    }),
+  ),
   enable_discovery: Type.Optional(BoolLike),
   enable_portscan: Type.Optional(BoolLike),
   alerts: Type.Optional(BoolLike),
   cred_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 50 })),
 });
 
-export const UpdateLocalnetBody = Type.Object({ data: Type.Array(LocalnetIn, { minItems: 1, maxItems: 256 }) });
-export const LocalnetSaved = Type.Object({ status: Type.Literal(201), hasError: Type.Literal(false), message: Type.String(), data: Type.Array(LocalnetRecord) });
+export const UpdateLocalnetBody = Type.Object({
+  data: Type.Array(LocalnetIn, { minItems: 1, maxItems: 256 }),
+});
+export const LocalnetSaved = Type.Object({
+  status: Type.Literal(201),
+  hasError: Type.Literal(false),
+  message: Type.String(),
+  data: Type.Array(LocalnetRecord),
+});
 export const LocalnetIdBody = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-export const LegacyDone = Type.Object({ status: Type.Literal(201), hasError: Type.Literal(false), message: Type.String() });
+export const LegacyDone = Type.Object({
+  status: Type.Literal(201),
+  hasError: Type.Literal(false),
+  message: Type.String(),
+});

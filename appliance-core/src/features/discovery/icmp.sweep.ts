@@ -22,19 +22,35 @@ export interface IcmpOptions {
 export class IcmpUnavailable extends Error {}
 
 /** The alive addresses among `targets` (IPv4 literals), in fping's order. */
-export async function icmpAlive(targets: readonly string[], signal: AbortSignal, options: IcmpOptions = {}): Promise<string[]> {
-  for (const target of targets) if (ipv4ToNumber(target) === null) throw new Error(`not an IPv4 literal: ${target}`);
+export async function icmpAlive(
+  targets: readonly string[],
+  signal: AbortSignal,
+  options: IcmpOptions = {},
+): Promise<string[]> {
+  for (const target of targets)
+    if (ipv4ToNumber(target) === null) throw new Error(`not an IPv4 literal: ${target}`);
   if (targets.length === 0) return [];
   if (signal.aborted) throw new Error('sweep aborted');
   const timeoutMs = options.timeoutMs ?? 500;
   const retries = options.retries ?? 1;
   const intervalMs = options.intervalMs ?? 2;
   // fping paces targets by the interval, then waits for the last replies (backoff 1.5 per retry).
-  const budgetMs = 5000 + targets.length * intervalMs * (retries + 1) + timeoutMs * 4 * (retries + 1);
+  const budgetMs =
+    5000 + targets.length * intervalMs * (retries + 1) + timeoutMs * 4 * (retries + 1);
   let result;
   try {
     result = await runTool(options.tool ?? SYSTEM_TOOLS.fping, {
-      args: ['-a', '-q', '-r', String(retries), '-t', String(timeoutMs), '-i', String(intervalMs), ...targets],
+      args: [
+        '-a',
+        '-q',
+        '-r',
+        String(retries),
+        '-t',
+        String(timeoutMs),
+        '-i',
+        String(intervalMs),
+        ...targets,
+      ],
       timeoutMs: budgetMs,
       signal,
       maxOutputBytes: 64 * 1024,
@@ -46,7 +62,8 @@ export async function icmpAlive(targets: readonly string[], signal: AbortSignal,
   if (result.aborted) throw new Error('sweep aborted');
   if (result.timedOut) throw new Error(`fping did not finish within ${budgetMs} ms`);
   // 0: all alive, 1: some unreachable, 2: some addresses not found; 3 and 4 are fping failures.
-  if (result.code === null || result.code > 2) throw new Error(`fping failed (exit ${result.code}): ${result.stderr.trim().slice(0, 300)}`);
+  if (result.code === null || result.code > 2)
+    throw new Error(`fping failed (exit ${result.code}): ${result.stderr.trim().slice(0, 300)}`);
   const wanted = new Set(targets);
   return [
     ...new Set(

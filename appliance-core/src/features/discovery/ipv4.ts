@@ -22,13 +22,18 @@ export function numberToIpv4(value: number): string {
  * first and last addresses of a range of more than two are its network and broadcast addresses
  * and are not hosts; a /31 or /32 range is all hosts.
  */
-export function* hostChunks(networkNum: number, broadcastNum: number, chunkSize: number): Generator<string[]> {
+export function* hostChunks(
+  networkNum: number,
+  broadcastNum: number,
+  chunkSize: number,
+): Generator<string[]> {
   const size = broadcastNum - networkNum + 1;
   const first = size > 2 ? networkNum + 1 : networkNum;
   const last = size > 2 ? broadcastNum - 1 : broadcastNum;
   for (let start = first; start <= last; start += chunkSize) {
     const chunk: string[] = [];
-    for (let n = start; n <= Math.min(last, start + chunkSize - 1); n++) chunk.push(numberToIpv4(n));
+    for (let n = start; n <= Math.min(last, start + chunkSize - 1); n++)
+      chunk.push(numberToIpv4(n));
     yield chunk;
   }
 }

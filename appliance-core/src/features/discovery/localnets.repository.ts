@@ -61,7 +61,9 @@ export function findLocalnet(db: DB, id: number): LocalnetRow | undefined {
 /** Credential ids of each network, in the order a sweep tries them. */
 export function credIdsOf(db: DB): Map<number, number[]> {
   const map = new Map<number, number[]>();
-  for (const row of db.prepare('SELECT net_id, cred_id FROM local_network_credentials ORDER BY net_id, position').all() as { net_id: number; cred_id: number }[]) {
+  for (const row of db
+    .prepare('SELECT net_id, cred_id FROM local_network_credentials ORDER BY net_id, position')
+    .all() as { net_id: number; cred_id: number }[]) {
     const list = map.get(row.net_id) ?? [];
     list.push(row.cred_id);
     map.set(row.net_id, list);
@@ -70,7 +72,11 @@ export function credIdsOf(db: DB): Map<number, number[]> {
 }
 
 export function credIdsOfNet(db: DB, netId: number): number[] {
-  return (db.prepare('SELECT cred_id FROM local_network_credentials WHERE net_id = ? ORDER BY position').all(netId) as { cred_id: number }[]).map((r) => r.cred_id);
+  return (
+    db
+      .prepare('SELECT cred_id FROM local_network_credentials WHERE net_id = ? ORDER BY position')
+      .all(netId) as { cred_id: number }[]
+  ).map((r) => r.cred_id);
 }
 
 const bits = (fields: LocalnetFields) => ({
@@ -100,7 +106,9 @@ export function updateLocalnet(db: DB, id: number, fields: LocalnetFields, now: 
 
 export function replaceCredIds(db: DB, netId: number, credIds: readonly number[]): void {
   db.prepare('DELETE FROM local_network_credentials WHERE net_id = ?').run(netId);
-  const insert = db.prepare('INSERT OR IGNORE INTO local_network_credentials (net_id, cred_id, position) VALUES (?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT OR IGNORE INTO local_network_credentials (net_id, cred_id, position) VALUES (?, ?, ?)',
+  );
   credIds.forEach((credId, position) => insert.run(netId, credId, position));
 }
 
@@ -110,7 +118,10 @@ export function deleteLocalnet(db: DB, id: number): boolean {
 
 /** Makes the network due now (its next sweep runs as soon as a slot is free). */
 export function resetDiscoveryTs(db: DB, id: number): boolean {
-  return db.prepare('UPDATE local_networks SET last_discovery_at = NULL WHERE id = ?').run(id).changes > 0;
+  return (
+    db.prepare('UPDATE local_networks SET last_discovery_at = NULL WHERE id = ?').run(id).changes >
+    0
+  );
 }
 
 export function markDiscovered(db: DB, id: number, at: number): void {
@@ -127,20 +138,34 @@ export interface StatusCounters {
 }
 
 export function startStatus(db: DB, netId: number, start: number, addresses: number): number {
-  return Number(db.prepare('INSERT INTO discovery_status (net_id, start_time, addresses) VALUES (?, ?, ?)').run(netId, start, addresses).lastInsertRowid);
+  return Number(
+    db
+      .prepare('INSERT INTO discovery_status (net_id, start_time, addresses) VALUES (?, ?, ?)')
+      .run(netId, start, addresses).lastInsertRowid,
+  );
 }
 
 export function updateStatus(db: DB, id: number, counters: StatusCounters): void {
-  db.prepare('UPDATE discovery_status SET alive = @alive, snmp_responders = @snmp_responders, new_pending = @new_pending WHERE id = @id').run({ ...counters, id });
+  db.prepare(
+    'UPDATE discovery_status SET alive = @alive, snmp_responders = @snmp_responders, new_pending = @new_pending WHERE id = @id',
+  ).run({ ...counters, id });
 }
 
 export function finishStatus(db: DB, id: number, end: number, error: string | null): void {
-  db.prepare('UPDATE discovery_status SET end_time = ?, error = ? WHERE id = ?').run(end, error, id);
+  db.prepare('UPDATE discovery_status SET end_time = ?, error = ? WHERE id = ?').run(
+    end,
+    error,
+    id,
+  );
 }
 
 /** Sweeps still marked running (after a crash or stop): closed with an error at start. */
 export function closeInterruptedSweeps(db: DB, now: number): number {
-  return db.prepare(`UPDATE discovery_status SET end_time = ?, error = 'interrupted' WHERE end_time IS NULL`).run(now).changes;
+  return db
+    .prepare(
+      `UPDATE discovery_status SET end_time = ?, error = 'interrupted' WHERE end_time IS NULL`,
+    )
+    .run(now).changes;
 }
 
 export function pruneStatus(db: DB, netId: number): void {
@@ -164,7 +189,9 @@ export function findStatus(db: DB, id: number): StatusRow | undefined {
 /** The latest sweep of each network, as getDevicesPending lists them. */
 export function latestStatus(db: DB) {
   const rows = db
-    .prepare('SELECT * FROM discovery_status WHERE id IN (SELECT max(id) FROM discovery_status GROUP BY net_id) ORDER BY net_id')
+    .prepare(
+      'SELECT * FROM discovery_status WHERE id IN (SELECT max(id) FROM discovery_status GROUP BY net_id) ORDER BY net_id',
+    )
     .all() as StatusRow[];
   return rows.map((row) => ({
     id: row.id,

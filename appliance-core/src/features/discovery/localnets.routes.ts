@@ -9,7 +9,15 @@ import { allOf } from '../../platform/http/identity.js';
 import { legacy200, LegacyStatusBody, responses } from '../../platform/http/schemas.js';
 import { existingCredentialIds } from '../devices/index.js';
 import type { DiscoveryEngine } from './discovery.engine.js';
-import { DEFAULT_INTERVAL, LegacyDone, LocalnetIdBody, LocalnetList, LocalnetSaved, toBool, UpdateLocalnetBody } from './discovery.schema.js';
+import {
+  DEFAULT_INTERVAL,
+  LegacyDone,
+  LocalnetIdBody,
+  LocalnetList,
+  LocalnetSaved,
+  toBool,
+  UpdateLocalnetBody,
+} from './discovery.schema.js';
 import { ipv4ToNumber, MAX_RANGE } from './ipv4.js';
 import {
   credIdsOf,
@@ -31,7 +39,11 @@ export interface LocalnetsRoutesDeps {
   discovery: DiscoveryEngine;
 }
 
-export async function localnetsRoutes(app: App, ctx: CoreContext, deps: LocalnetsRoutesDeps): Promise<void> {
+export async function localnetsRoutes(
+  app: App,
+  ctx: CoreContext,
+  deps: LocalnetsRoutesDeps,
+): Promise<void> {
   const { db, clock } = ctx;
 
   const records = (ids?: readonly number[]) => {
@@ -46,7 +58,11 @@ export async function localnetsRoutes(app: App, ctx: CoreContext, deps: Localnet
     '/api/getLocalnets',
     {
       config: { access: allOf('system'), errors: LEGACY },
-      schema: { tags: TAGS, summary: 'Local networks swept by discovery (`false` when there are none)', response: responses(LEGACY, { 200: LocalnetList }) },
+      schema: {
+        tags: TAGS,
+        summary: 'Local networks swept by discovery (`false` when there are none)',
+        response: responses(LEGACY, { 200: LocalnetList }),
+      },
     },
     async () => {
       const data = records();
@@ -55,7 +71,11 @@ export async function localnetsRoutes(app: App, ctx: CoreContext, deps: Localnet
   );
 
   // spec: part3 > Appliance settings > POST /api/updateLocalnet
-  const batch: RouteErrors = { validation: 'legacyStatus', validationStatus: 422, failure: 'legacyStatus' };
+  const batch: RouteErrors = {
+    validation: 'legacyStatus',
+    validationStatus: 422,
+    failure: 'legacyStatus',
+  };
   app.post(
     '/api/updateLocalnet',
     {
@@ -63,19 +83,25 @@ export async function localnetsRoutes(app: App, ctx: CoreContext, deps: Localnet
       schema: {
         tags: TAGS,
         summary: 'Create or update local networks (one bad row rejects the batch)',
-        description: 'Each range (`network`..`broadcast`, inclusive) holds at most 65536 addresses. `interval` is in seconds. `cred_ids` replaces the credential sets, tried in the order given.',
+        description:
+          'Each range (`network`..`broadcast`, inclusive) holds at most 65536 addresses. `interval` is in seconds. `cred_ids` replaces the credential sets, tried in the order given.',
         body: UpdateLocalnetBody,
         response: responses(batch, { 200: LocalnetSaved, 422: LegacyStatusBody }),
       },
     },
     async (request) => {
       const rows = request.body.data;
-      const plans: { id: number | undefined; fields: LocalnetFields; credIds: number[] | undefined }[] = [];
+      const plans: {
+        id: number | undefined;
+        fields: LocalnetFields;
+        credIds: number[] | undefined;
+      }[] = [];
       const seen = new Set<number>();
       const allCredIds = [...new Set(rows.flatMap((row) => row.cred_ids ?? []))];
       const knownCreds = existingCredentialIds(db, allCredIds);
       rows.forEach((row, index) => {
-        const bad = (field: string, message: string) => failure(422, `data.${index}.${field}: ${message}`);
+        const bad = (field: string, message: string) =>
+          failure(422, `data.${index}.${field}: ${message}`);
         const existing = row.id === undefined ? undefined : findLocalnet(db, row.id);
         if (row.id !== undefined && !existing) throw bad('id', 'The selected id is invalid.');
         if (row.id !== undefined) {
@@ -87,11 +113,15 @@ export async function localnetsRoutes(app: App, ctx: CoreContext, deps: Localnet
         const network = ipv4ToNumber(row.network.trim());
         if (network === null) throw bad('network', 'The network must be a valid IPv4 address.');
         const broadcast = ipv4ToNumber(row.broadcast.trim());
-        if (broadcast === null) throw bad('broadcast', 'The broadcast must be a valid IPv4 address.');
-        if (broadcast < network) throw bad('broadcast', 'The broadcast must not be lower than the network.');
-        if (broadcast - network + 1 > MAX_RANGE) throw bad('broadcast', 'A local network holds at most 65536 addresses (a /16).');
+        if (broadcast === null)
+          throw bad('broadcast', 'The broadcast must be a valid IPv4 address.');
+        if (broadcast < network)
+          throw bad('broadcast', 'The broadcast must not be lower than the network.');
+        if (broadcast - network + 1 > MAX_RANGE)
+          throw bad('broadcast', 'A local network holds at most 65536 addresses (a /16).');
         const unknown = (row.cred_ids ?? []).filter((id) => !knownCreds.has(id));
-        if (unknown.length > 0) throw bad('cred_ids', `The selected credential ${unknown.join(', ')} is invalid.`);
+        if (unknown.length > 0)
+          throw bad('cred_ids', `The selected credential ${unknown.join(', ')} is invalid.`);
         plans.push({
           id: existing?.id,
           credIds: row.cred_ids ? [...new Set(row.cred_ids)] : undefined,
@@ -102,8 +132,14 @@ export async function localnetsRoutes(app: App, ctx: CoreContext, deps: Localnet
             network_num: network,
             broadcast_num: broadcast,
             interval: row.interval ?? existing?.interval ?? DEFAULT_INTERVAL,
-            enable_discovery: row.enable_discovery === undefined ? existing?.enable_discovery === 1 : toBool(row.enable_discovery),
-            enable_portscan: row.enable_portscan === undefined ? existing?.enable_portscan === 1 : toBool(row.enable_portscan),
+            enable_discovery:
+              row.enable_discovery === undefined
+                ? existing?.enable_discovery === 1
+                : toBool(row.enable_discovery),
+            enable_portscan:
+              row.enable_portscan === undefined
+                ? existing?.enable_portscan === 1
+                : toBool(row.enable_portscan),
             alerts: row.alerts === undefined ? existing?.alerts === 1 : toBool(row.alerts),
           },
         });
@@ -118,7 +154,12 @@ export async function localnetsRoutes(app: App, ctx: CoreContext, deps: Localnet
         }),
       )();
       for (const id of ids) deps.discovery.sync(id);
-      return { status: 201 as const, hasError: false as const, message: 'Local networks saved', data: records(ids) };
+      return {
+        status: 201 as const,
+        hasError: false as const,
+        message: 'Local networks saved',
+        data: records(ids),
+      };
     },
   );
 
@@ -127,7 +168,12 @@ export async function localnetsRoutes(app: App, ctx: CoreContext, deps: Localnet
     '/api/resetDiscoveryTs',
     {
       config: { access: allOf('system'), errors: LEGACY },
-      schema: { tags: TAGS, summary: 'Make a local network due for discovery now', body: LocalnetIdBody, response: responses(LEGACY, { 200: legacy200(LegacyDone) }) },
+      schema: {
+        tags: TAGS,
+        summary: 'Make a local network due for discovery now',
+        body: LocalnetIdBody,
+        response: responses(LEGACY, { 200: legacy200(LegacyDone) }),
+      },
     },
     async (request) => {
       if (!resetDiscoveryTs(db, request.body.id)) throw failure(200, 'Local network not found');
@@ -136,7 +182,10 @@ export async function localnetsRoutes(app: App, ctx: CoreContext, deps: Localnet
       return {
         status: 201 as const,
         hasError: false as const,
-        message: net?.enable_discovery === 1 ? 'Discovery of this network runs now' : 'Discovery timestamp reset (discovery is disabled for this network)',
+        message:
+          net?.enable_discovery === 1
+            ? 'Discovery of this network runs now'
+            : 'Discovery timestamp reset (discovery is disabled for this network)',
       };
     },
   );
@@ -146,7 +195,12 @@ export async function localnetsRoutes(app: App, ctx: CoreContext, deps: Localnet
     '/api/deleteLocalnet',
     {
       config: { access: allOf('system'), errors: LEGACY },
-      schema: { tags: TAGS, summary: 'Delete a local network (its pending devices stay)', body: LocalnetIdBody, response: responses(LEGACY, { 200: legacy200(LegacyDone) }) },
+      schema: {
+        tags: TAGS,
+        summary: 'Delete a local network (its pending devices stay)',
+        body: LocalnetIdBody,
+        response: responses(LEGACY, { 200: legacy200(LegacyDone) }),
+      },
     },
     async (request) => {
       deps.discovery.remove(request.body.id);

@@ -560,7 +560,14 @@ describe('authorization-code flow with PKCE through oauth4webapi', () => {
     // A compliant client surfaces the resource's RFC 6750 challenge, which points back at the
     // protected-resource metadata (RFC 9728 §5.1).
     const refused = await oauth
-      .protectedResourceRequest(tokens.access_token, 'GET', new URL(`${h.url}/api/me`), undefined, undefined, http)
+      .protectedResourceRequest(
+        tokens.access_token,
+        'GET',
+        new URL(`${h.url}/api/me`),
+        undefined,
+        undefined,
+        http,
+      )
       .then(
         () => null,
         (err: unknown) => err,
@@ -570,7 +577,9 @@ describe('authorization-code flow with PKCE through oauth4webapi', () => {
     expect((refused as oauth.WWWAuthenticateChallengeError).status).toBe(401);
     expect(challenge?.scheme).toBe('bearer');
     expect(challenge?.parameters.error).toBe('invalid_token');
-    expect(challenge?.parameters.resource_metadata).toBe(`${h.url}/.well-known/oauth-protected-resource`);
+    expect(challenge?.parameters.resource_metadata).toBe(
+      `${h.url}/.well-known/oauth-protected-resource`,
+    );
   });
 
   it('a confidential client authenticates with client_secret_post', async () => {

@@ -133,9 +133,16 @@ function pageErrors(
       return;
     }
     // The consent page's malformed requests are answered as the spec lists them: OAuth JSON.
-    const oauthValidation = err.validation && request.routeOptions.config?.errors?.validation === 'oauth';
-    if (oauthValidation || (err instanceof ApiFailure && err.family === 'oauth' && err.status === 400)) {
-      const failure = err instanceof ApiFailure ? err : oauthFailure(400, 'invalid_request', fieldErrorsFrom(err.validation ?? []).first);
+    const oauthValidation =
+      err.validation && request.routeOptions.config?.errors?.validation === 'oauth';
+    if (
+      oauthValidation ||
+      (err instanceof ApiFailure && err.family === 'oauth' && err.status === 400)
+    ) {
+      const failure =
+        err instanceof ApiFailure
+          ? err
+          : oauthFailure(400, 'invalid_request', fieldErrorsFrom(err.validation ?? []).first);
       const rendered = renderFailure(request, failure);
       void reply.code(rendered.status).type('application/json; charset=utf-8').send(rendered.body);
       return;
@@ -483,7 +490,10 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
   app.get(
     '/auth/authorize',
     {
-      config: { access: API_OR_SA, errors: { validation: 'oauth', failure: 'message', denial: { status: 403 } } },
+      config: {
+        access: API_OR_SA,
+        errors: { validation: 'oauth', failure: 'message', denial: { status: 403 } },
+      },
       schema: {
         tags: TAGS,
         summary: 'Consent page (browser session; api or sa)',

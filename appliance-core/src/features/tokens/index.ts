@@ -11,5 +11,11 @@ export {
   sessionCsrfSecret,
   type TokenRow,
 } from './tokens.repository.js';
-export { OAUTH_NAME_PREFIX, RESERVED_PREFIXES, SCOPES, ScopeSchema, type Scope } from './tokens.schema.js';
+export {
+  OAUTH_NAME_PREFIX,
+  RESERVED_PREFIXES,
+  SCOPES,
+  ScopeSchema,
+  type Scope,
+} from './tokens.schema.js';
 export { tokensRoutes } from './tokens.routes.js';

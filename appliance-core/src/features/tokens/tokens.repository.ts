@@ -37,7 +37,16 @@ export function insertToken(db: DB, token: NewToken): number {
       `INSERT INTO access_tokens (user_id, name, kind, token_hash, client_id, scopes, created_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(token.userId, token.name, token.kind, token.hash, token.clientId ?? null, JSON.stringify(token.scopes), token.createdAt, token.expiresAt);
+    .run(
+      token.userId,
+      token.name,
+      token.kind,
+      token.hash,
+      token.clientId ?? null,
+      JSON.stringify(token.scopes),
+      token.createdAt,
+      token.expiresAt,
+    );
   return Number(result.lastInsertRowid);
 }
 
@@ -75,13 +84,20 @@ export function listTokensForUser(db: DB, userId: number, revokedVisibleSince: n
 }
 
 /** Revokes one token of a user; true when the token exists and belongs to the user. */
-export function revokeToken(db: DB, args: { id: number; userId: number; now: number; byUserId?: number }): boolean {
-  const row = db.prepare('SELECT revoked_at FROM access_tokens WHERE id = ? AND user_id = ?').get(args.id, args.userId) as
-    | { revoked_at: number | null }
-    | undefined;
+export function revokeToken(
+  db: DB,
+  args: { id: number; userId: number; now: number; byUserId?: number },
+): boolean {
+  const row = db
+    .prepare('SELECT revoked_at FROM access_tokens WHERE id = ? AND user_id = ?')
+    .get(args.id, args.userId) as { revoked_at: number | null } | undefined;
   if (!row) return false;
   if (row.revoked_at === null) {
-    db.prepare('UPDATE access_tokens SET revoked_at = ?, revoked_by_user_id = ? WHERE id = ?').run(args.now, args.byUserId ?? null, args.id);
+    db.prepare('UPDATE access_tokens SET revoked_at = ?, revoked_by_user_id = ? WHERE id = ?').run(
+      args.now,
+      args.byUserId ?? null,
+      args.id,
+    );
     endSessionsOfToken(db, args.id, args.now);
   }
   return true;
@@ -89,7 +105,9 @@ export function revokeToken(db: DB, args: { id: number; userId: number; now: num
 
 /** Revokes the given tokens (those not yet revoked) and ends their companion sessions; returns how many were revoked now. */
 export function revokeTokensByIds(db: DB, ids: readonly number[], now: number): number {
-  const revoke = db.prepare('UPDATE access_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+  const revoke = db.prepare(
+    'UPDATE access_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
+  );
   let count = 0;
   for (const id of ids) {
     if (revoke.run(now, id).changes > 0) {
@@ -101,16 +119,25 @@ export function revokeTokensByIds(db: DB, ids: readonly number[], now: number): 
 }
 
 /** Revokes every live token of a user, skipping rows already revoked or expired; returns how many were revoked now. */
-export function revokeAllTokensOfUser(db: DB, userId: number, now: number, byUserId?: number): number {
+export function revokeAllTokensOfUser(
+  db: DB,
+  userId: number,
+  now: number,
+  byUserId?: number,
+): number {
   return db
-    .prepare('UPDATE access_tokens SET revoked_at = @now, revoked_by_user_id = @by WHERE user_id = @userId AND revoked_at IS NULL AND expires_at > @now')
+    .prepare(
+      'UPDATE access_tokens SET revoked_at = @now, revoked_by_user_id = @by WHERE user_id = @userId AND revoked_at IS NULL AND expires_at > @now',
+    )
     .run({ now, by: byUserId ?? null, userId }).changes;
 }
 
 /** Revokes live login tokens of a user that carry the given name (one live token per browser). */
 export function revokeLoginTokensNamed(db: DB, userId: number, name: string, now: number): void {
   const ids = db
-    .prepare(`SELECT id FROM access_tokens WHERE user_id = ? AND name = ? AND kind = 'login' AND revoked_at IS NULL`)
+    .prepare(
+      `SELECT id FROM access_tokens WHERE user_id = ? AND name = ? AND kind = 'login' AND revoked_at IS NULL`,
+    )
     .all(userId, name) as { id: number }[];
   for (const { id } of ids) {
     db.prepare('UPDATE access_tokens SET revoked_at = ? WHERE id = ?').run(now, id);
@@ -119,7 +146,9 @@ export function revokeLoginTokensNamed(db: DB, userId: number, name: string, now
 }
 
 export function recordTokenUse(db: DB, uses: ReadonlyMap<number, number>): void {
-  const update = db.prepare('UPDATE access_tokens SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?');
+  const update = db.prepare(
+    'UPDATE access_tokens SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?',
+  );
   db.transaction(() => {
     for (const [id, at] of uses) update.run(at, id);
   })();
@@ -140,7 +169,14 @@ export interface SessionRow {
 
 export function insertSession(
   db: DB,
-  session: { hash: Buffer; userId: number; tokenId: number | null; csrfSecret: string; createdAt: number; expiresAt: number },
+  session: {
+    hash: Buffer;
+    userId: number;
+    tokenId: number | null;
+    csrfSecret: string;
+    createdAt: number;
+    expiresAt: number;
+  },
 ): number {
   return Number(
     db
@@ -148,7 +184,14 @@ export function insertSession(
         `INSERT INTO web_sessions (session_hash, user_id, token_id, csrf_secret, created_at, expires_at)
          VALUES (?, ?, ?, ?, ?, ?)`,
       )
-      .run(session.hash, session.userId, session.tokenId, session.csrfSecret, session.createdAt, session.expiresAt).lastInsertRowid,
+      .run(
+        session.hash,
+        session.userId,
+        session.tokenId,
+        session.csrfSecret,
+        session.createdAt,
+        session.expiresAt,
+      ).lastInsertRowid,
   );
 }
 
@@ -162,23 +205,34 @@ export function prepareSessionLookup(db: DB): (hash: Buffer) => SessionRow | und
 
 /** The CSRF secret of a live browser session (forms of the /auth pages are signed with it). */
 export function sessionCsrfSecret(db: DB, sessionId: number): string | undefined {
-  const row = db.prepare('SELECT csrf_secret FROM web_sessions WHERE id = ? AND ended_at IS NULL').get(sessionId) as { csrf_secret: string } | undefined;
+  const row = db
+    .prepare('SELECT csrf_secret FROM web_sessions WHERE id = ? AND ended_at IS NULL')
+    .get(sessionId) as { csrf_secret: string } | undefined;
   return row?.csrf_secret;
 }
 
 export function endSessionsOfToken(db: DB, tokenId: number, now: number): number {
-  return db.prepare('UPDATE web_sessions SET ended_at = ? WHERE token_id = ? AND ended_at IS NULL').run(now, tokenId).changes;
+  return db
+    .prepare('UPDATE web_sessions SET ended_at = ? WHERE token_id = ? AND ended_at IS NULL')
+    .run(now, tokenId).changes;
 }
 
 export function endSessionsOfUser(db: DB, userId: number, now: number): number {
-  return db.prepare('UPDATE web_sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL').run(now, userId).changes;
+  return db
+    .prepare('UPDATE web_sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL')
+    .run(now, userId).changes;
 }
 
 export function endSession(db: DB, sessionId: number, now: number): void {
-  db.prepare('UPDATE web_sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL').run(now, sessionId);
+  db.prepare('UPDATE web_sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL').run(
+    now,
+    sessionId,
+  );
 }
 
 /** Drops sessions and tokens that ended long ago (housekeeping; the 30-day listing rule is kept). */
 export function pruneExpired(db: DB, now: number): void {
-  db.prepare('DELETE FROM web_sessions WHERE COALESCE(ended_at, expires_at) < ?').run(now - 86_400_000);
+  db.prepare('DELETE FROM web_sessions WHERE COALESCE(ended_at, expires_at) < ?').run(
+    now - 86_400_000,
+  );
 }

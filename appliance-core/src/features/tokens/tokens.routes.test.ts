@@ -8,16 +8,44 @@
  * Logins (10 per minute per client address) are kept under the limit: 8 in all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAppliance, type Harness, type RequestOptions, type Response } from '../../../../test/harness/appliance.js';
+import {
+  startAppliance,
+  type Harness,
+  type RequestOptions,
+  type Response,
+} from '../../../../test/harness/appliance.js';
 import { hashToken } from '../../platform/security/tokens.js';
 
-const ALL_SCOPES = ['mcp:devices', 'mcp:alerts', 'mcp:logs', 'mcp:reports', 'mcp:system', 'mcp:tools', 'mcp:vne', 'mcp:capture'];
-const RECORD_KEYS = ['client_id', 'created_at', 'expires_at', 'id', 'last_used_at', 'name', 'origin', 'revoked', 'scopes'];
+const ALL_SCOPES = [
+  'mcp:devices',
+  'mcp:alerts',
+  'mcp:logs',
+  'mcp:reports',
+  'mcp:system',
+  'mcp:tools',
+  'mcp:vne',
+  'mcp:capture',
+];
+const RECORD_KEYS = [
+  'client_id',
+  'created_at',
+  'expires_at',
+  'id',
+  'last_used_at',
+  'name',
+  'origin',
+  'revoked',
+  'scopes',
+];
 const SQL_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
 const DAY_MS = 86_400_000;
 const UNAUTHENTICATED = { status: false, hasError: true, message: 'Unauthenticated.' };
-const NO_PERMISSION = { status: false, hasError: true, message: 'You do not have permission to perform this action.' };
+const NO_PERMISSION = {
+  status: false,
+  hasError: true,
+  message: 'You do not have permission to perform this action.',
+};
 const FORBIDDEN = { error: 'Forbidden' };
 const TOKEN_NOT_FOUND = { error: 'Token not found' };
 const USER_NOT_FOUND = { error: 'User not found' };
@@ -39,7 +67,11 @@ let manager: Caller;
 let plain: Caller;
 
 /** Every response: security headers present, never a stack trace or an internal path. */
-async function call<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Response<T>> {
+async function call<T = any>(
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<Response<T>> {
   const res = await h.request<T>(method, path, options);
   expect(res.headers['strict-transport-security']).toMatch(/max-age=\d+/);
   expect(res.headers['x-content-type-options']).toBe('nosniff');
@@ -49,19 +81,38 @@ async function call<T = any>(method: string, path: string, options: RequestOptio
 
 function row(id: number) {
   return h.appliance.db.prepare('SELECT * FROM access_tokens WHERE id = ?').get(id) as
-    | { id: number; user_id: number; name: string; kind: string; scopes: string; created_at: number; expires_at: number; last_used_at: number | null; revoked_at: number | null; revoked_by_user_id: number | null }
+    | {
+        id: number;
+        user_id: number;
+        name: string;
+        kind: string;
+        scopes: string;
+        created_at: number;
+        expires_at: number;
+        last_used_at: number | null;
+        revoked_at: number | null;
+        revoked_by_user_id: number | null;
+      }
     | undefined;
 }
 
 function idOf(plaintext: string): number {
-  return (h.appliance.db.prepare('SELECT id FROM access_tokens WHERE token_hash = ?').get(hashToken(plaintext)) as { id: number }).id;
+  return (
+    h.appliance.db
+      .prepare('SELECT id FROM access_tokens WHERE token_hash = ?')
+      .get(hashToken(plaintext)) as { id: number }
+  ).id;
 }
 
 function tokenCount(): number {
-  return (h.appliance.db.prepare('SELECT COUNT(*) AS n FROM access_tokens').get() as { n: number }).n;
+  return (h.appliance.db.prepare('SELECT COUNT(*) AS n FROM access_tokens').get() as { n: number })
+    .n;
 }
 
-async function createPat(token: string, body: Record<string, unknown>): Promise<{ id: number; access_token: string }> {
+async function createPat(
+  token: string,
+  body: Record<string, unknown>,
+): Promise<{ id: number; access_token: string }> {
   const res = await call('POST', '/api/tokens', { token, body });
   expect(res.status).toBe(201);
   return res.body;
@@ -78,7 +129,9 @@ async function meStatus(token: string): Promise<number> {
 }
 
 function cookieOf(res: Response): string {
-  const header = [res.headers['set-cookie'] ?? []].flat().find((c) => c.startsWith('appliance_session='));
+  const header = [res.headers['set-cookie'] ?? []]
+    .flat()
+    .find((c) => c.startsWith('appliance_session='));
   if (!header) throw new Error(`no session cookie in ${JSON.stringify(res.headers)}`);
   return header.split(';')[0] as string;
 }
@@ -101,7 +154,8 @@ async function webSession(token: string): Promise<string> {
 beforeAll(async () => {
   h = await startAppliance();
   admin = { id: 1, token: await h.login() };
-  const longLived = async (user: { id: number; token: string }) => (await createPat(user.token, { name: 'caller', expires_in_days: 3650 })).access_token;
+  const longLived = async (user: { id: number; token: string }) =>
+    (await createPat(user.token, { name: 'caller', expires_in_days: 3650 })).access_token;
   const o = await h.userWith(['api']);
   owner = { id: o.id, token: o.token, pat: await longLived(o) };
   const x = await h.userWith(['api']);
@@ -120,7 +174,11 @@ afterAll(async () => {
 describe('GET /api/tokens', () => {
   it("lists the caller's own tokens with exactly the token-record fields", async () => {
     const tokens = await listOwn(owner.pat);
-    const ownIds = (h.appliance.db.prepare('SELECT id FROM access_tokens WHERE user_id = ? ORDER BY id').all(owner.id) as { id: number }[]).map((r) => r.id);
+    const ownIds = (
+      h.appliance.db
+        .prepare('SELECT id FROM access_tokens WHERE user_id = ? ORDER BY id')
+        .all(owner.id) as { id: number }[]
+    ).map((r) => r.id);
     expect(tokens.map((t) => t.id).sort((a, b) => a - b)).toEqual(ownIds);
     expect(tokens.map((t) => t.id)).not.toContain(idOf(other.pat));
     for (const token of tokens) {
@@ -207,16 +265,31 @@ describe('GET /api/tokens', () => {
       }
     }
     expect(row(mine)?.revoked_at).toBeNull();
-    expect((h.appliance.db.prepare("SELECT COUNT(*) AS n FROM access_tokens WHERE name = 'not allowed'").get() as { n: number }).n).toBe(0);
+    expect(
+      (
+        h.appliance.db
+          .prepare("SELECT COUNT(*) AS n FROM access_tokens WHERE name = 'not allowed'")
+          .get() as { n: number }
+      ).n,
+    ).toBe(0);
   });
 });
 
 // spec: part1 > Personal access tokens > POST /api/tokens
 describe('POST /api/tokens', () => {
   it('creates a token: 201 {id, name, access_token, expires_at, created_at}, ISO 8601 with offset, 365 days by default', async () => {
-    const res = await call('POST', '/api/tokens', { token: owner.pat, body: { name: 'ci pipeline' } });
+    const res = await call('POST', '/api/tokens', {
+      token: owner.pat,
+      body: { name: 'ci pipeline' },
+    });
     expect(res.status).toBe(201);
-    expect(Object.keys(res.body).sort()).toEqual(['access_token', 'created_at', 'expires_at', 'id', 'name']);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'access_token',
+      'created_at',
+      'expires_at',
+      'id',
+      'name',
+    ]);
     expect(res.body).toEqual({
       id: expect.any(Number),
       name: 'ci pipeline',
@@ -228,7 +301,13 @@ describe('POST /api/tokens', () => {
     expect(Math.abs(Date.parse(res.body.created_at) - h.clock.now())).toBeLessThan(5_000);
 
     const stored = row(res.body.id);
-    expect(stored).toMatchObject({ user_id: owner.id, name: 'ci pipeline', kind: 'pat', revoked_at: null, last_used_at: null });
+    expect(stored).toMatchObject({
+      user_id: owner.id,
+      name: 'ci pipeline',
+      kind: 'pat',
+      revoked_at: null,
+      last_used_at: null,
+    });
     expect(stored!.expires_at - stored!.created_at).toBe(365 * DAY_MS);
     const listed = (await listOwn(owner.pat)).find((t) => t.id === res.body.id);
     expect(listed).toEqual({
@@ -253,7 +332,10 @@ describe('POST /api/tokens', () => {
   });
 
   it('trims the name', async () => {
-    const res = await call('POST', '/api/tokens', { token: owner.pat, body: { name: '  padded  ' } });
+    const res = await call('POST', '/api/tokens', {
+      token: owner.pat,
+      body: { name: '  padded  ' },
+    });
     expect(res.status).toBe(201);
     expect(res.body.name).toBe('padded');
     expect(row(res.body.id)?.name).toBe('padded');
@@ -261,7 +343,10 @@ describe('POST /api/tokens', () => {
 
   it('accepts expires_in_days 1 and 3650', async () => {
     for (const days of [1, 3650]) {
-      const res = await call('POST', '/api/tokens', { token: owner.pat, body: { name: `${days} days`, expires_in_days: days } });
+      const res = await call('POST', '/api/tokens', {
+        token: owner.pat,
+        body: { name: `${days} days`, expires_in_days: days },
+      });
       expect(res.status).toBe(201);
       expect(Date.parse(res.body.expires_at) - Date.parse(res.body.created_at)).toBe(days * DAY_MS);
     }
@@ -278,7 +363,10 @@ describe('POST /api/tokens', () => {
       [null, 'The expires in days field must be an integer.'],
     ];
     for (const [value, message] of cases) {
-      const res = await call('POST', '/api/tokens', { token: owner.pat, body: { name: 'bad lifetime', expires_in_days: value } });
+      const res = await call('POST', '/api/tokens', {
+        token: owner.pat,
+        body: { name: 'bad lifetime', expires_in_days: value },
+      });
       expect(res.status, JSON.stringify(value)).toBe(400);
       expect(res.body).toEqual({ errors: { expires_in_days: [message] } });
     }
@@ -300,7 +388,10 @@ describe('POST /api/tokens', () => {
       expect(res.body).toEqual({ errors: { name: [message] } });
     }
     expect(tokenCount()).toBe(before);
-    const longest = await call('POST', '/api/tokens', { token: owner.pat, body: { name: 'n'.repeat(100) } });
+    const longest = await call('POST', '/api/tokens', {
+      token: owner.pat,
+      body: { name: 'n'.repeat(100) },
+    });
     expect(longest.status).toBe(201);
     expect(longest.body.name).toBe('n'.repeat(100));
   });
@@ -316,7 +407,9 @@ describe('POST /api/tokens', () => {
     for (const [name, prefix] of cases) {
       const res = await call('POST', '/api/tokens', { token: owner.pat, body: { name } });
       expect(res.status, name).toBe(400);
-      expect(res.body).toEqual({ errors: { name: [`The name must not begin with the reserved prefix "${prefix}".`] } });
+      expect(res.body).toEqual({
+        errors: { name: [`The name must not begin with the reserved prefix "${prefix}".`] },
+      });
     }
     expect(tokenCount()).toBe(before);
   });
@@ -328,18 +421,29 @@ describe('POST /api/tokens', () => {
     };
     expect(await scopesOf({})).toEqual(ALL_SCOPES);
     expect(await scopesOf({ scopes: [] })).toEqual(ALL_SCOPES);
-    expect(await scopesOf({ scopes: ['mcp:logs', 'mcp:devices'] })).toEqual(['mcp:logs', 'mcp:devices']);
+    expect(await scopesOf({ scopes: ['mcp:logs', 'mcp:devices'] })).toEqual([
+      'mcp:logs',
+      'mcp:devices',
+    ]);
     expect(await scopesOf({ scopes: ['mcp:vne', 'mcp:vne'] })).toEqual(['mcp:vne']);
-    expect(await scopesOf({ scopes: [...ALL_SCOPES].reverse() })).toEqual([...ALL_SCOPES].reverse());
+    expect(await scopesOf({ scopes: [...ALL_SCOPES].reverse() })).toEqual(
+      [...ALL_SCOPES].reverse(),
+    );
   });
 
   it('refuses an unknown scope or a non-array with 400 {errors}', async () => {
     const before = tokenCount();
-    const unknown = await call('POST', '/api/tokens', { token: owner.pat, body: { name: 'x', scopes: ['mcp:devices', 'mcp:everything'] } });
+    const unknown = await call('POST', '/api/tokens', {
+      token: owner.pat,
+      body: { name: 'x', scopes: ['mcp:devices', 'mcp:everything'] },
+    });
     expect(unknown.status).toBe(400);
     // A union of literals yields one AJV error per branch; the message must appear once.
     expect(unknown.body).toEqual({ errors: { 'scopes.1': ['The selected scopes.1 is invalid.'] } });
-    const notArray = await call('POST', '/api/tokens', { token: owner.pat, body: { name: 'x', scopes: 'mcp:logs' } });
+    const notArray = await call('POST', '/api/tokens', {
+      token: owner.pat,
+      body: { name: 'x', scopes: 'mcp:logs' },
+    });
     expect(notArray.status).toBe(400);
     expect(notArray.body).toEqual({ errors: { scopes: ['The scopes field must be an array.'] } });
     expect(tokenCount()).toBe(before);
@@ -347,12 +451,23 @@ describe('POST /api/tokens', () => {
 
   it('refuses prototype-poisoning keys, malformed JSON and other media types, creating nothing', async () => {
     const before = tokenCount();
-    for (const data of ['{"name":"p","__proto__":{"admin":true}}', '{"name":"p","constructor":{"prototype":{"admin":true}}}']) {
-      const res = await call('POST', '/api/tokens', { token: owner.pat, raw: { contentType: 'application/json', data } });
+    for (const data of [
+      '{"name":"p","__proto__":{"admin":true}}',
+      '{"name":"p","constructor":{"prototype":{"admin":true}}}',
+    ]) {
+      const res = await call('POST', '/api/tokens', {
+        token: owner.pat,
+        raw: { contentType: 'application/json', data },
+      });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ errors: { body: ['The request body contains a forbidden property name.'] } });
+      expect(res.body).toEqual({
+        errors: { body: ['The request body contains a forbidden property name.'] },
+      });
     }
-    const malformed = await call('POST', '/api/tokens', { token: owner.pat, raw: { contentType: 'application/json', data: '{"name":' } });
+    const malformed = await call('POST', '/api/tokens', {
+      token: owner.pat,
+      raw: { contentType: 'application/json', data: '{"name":' },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body).toEqual({ errors: { body: ['The request body is not valid JSON.'] } });
     for (const raw of [
@@ -361,7 +476,9 @@ describe('POST /api/tokens', () => {
     ]) {
       const res = await call('POST', '/api/tokens', { token: owner.pat, raw });
       expect(res.status).toBe(415);
-      expect(res.body).toEqual({ error: 'Unsupported Media Type: this endpoint accepts application/json.' });
+      expect(res.body).toEqual({
+        error: 'Unsupported Media Type: this endpoint accepts application/json.',
+      });
     }
     expect(tokenCount()).toBe(before);
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
@@ -384,7 +501,9 @@ describe('POST /api/tokens', () => {
     await usage!.start();
     const stored = row(created.id)!;
     expect(stored.last_used_at).not.toBeNull();
-    expect(new Date(stored.last_used_at!).toISOString().slice(0, 19).replace('T', ' ')).toBe(listedAfter.last_used_at);
+    expect(new Date(stored.last_used_at!).toISOString().slice(0, 19).replace('T', ' ')).toBe(
+      listedAfter.last_used_at,
+    );
   });
 });
 
@@ -397,7 +516,9 @@ describe('DELETE /api/tokens/{id}', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ revoked: true });
     expect(await meStatus(created.access_token)).toBe(401);
-    expect((await listOwn(owner.pat)).find((t) => t.id === created.id)).toMatchObject({ revoked: true });
+    expect((await listOwn(owner.pat)).find((t) => t.id === created.id)).toMatchObject({
+      revoked: true,
+    });
     const stored = row(created.id)!;
     expect(stored.revoked_at).not.toBeNull();
     expect(stored.revoked_by_user_id).toBeNull();
@@ -448,22 +569,34 @@ describe('revoked rows in the listing', () => {
             `INSERT INTO access_tokens (user_id, name, kind, token_hash, scopes, created_at, expires_at, revoked_at)
              VALUES (?, ?, 'pat', randomblob(32), ?, ?, ?, ?)`,
           )
-          .run(owner.id, name, JSON.stringify(ALL_SCOPES), now - createdAgoDays * DAY_MS, now + 300 * DAY_MS, revoked ? now - DAY_MS : null)
-          .lastInsertRowid,
+          .run(
+            owner.id,
+            name,
+            JSON.stringify(ALL_SCOPES),
+            now - createdAgoDays * DAY_MS,
+            now + 300 * DAY_MS,
+            revoked ? now - DAY_MS : null,
+          ).lastInsertRowid,
       );
     const recentRevoked = insert('recent revoked', 29, true);
     const oldRevoked = insert('old revoked', 31, true);
     const oldLive = insert('old live', 31, false);
     const listed = await listOwn(owner.pat);
-    expect(listed.find((t) => t.id === recentRevoked)).toMatchObject({ name: 'recent revoked', revoked: true });
+    expect(listed.find((t) => t.id === recentRevoked)).toMatchObject({
+      name: 'recent revoked',
+      revoked: true,
+    });
     expect(listed.find((t) => t.id === oldRevoked)).toBeUndefined();
-    expect(listed.find((t) => t.id === oldLive)).toMatchObject({ name: 'old live', revoked: false });
+    expect(listed.find((t) => t.id === oldLive)).toMatchObject({
+      name: 'old live',
+      revoked: false,
+    });
   });
 });
 
 // spec: part1 > Administering other users' tokens
 describe('GET /api/users/{userId}/tokens', () => {
-  it('lists the user\'s tokens for a caller holding `users` (and for `sa`) in the same envelope', async () => {
+  it("lists the user's tokens for a caller holding `users` (and for `sa`) in the same envelope", async () => {
     const own = await listOwn(owner.pat);
     for (const caller of [manager.token, admin.token]) {
       const res = await call('GET', `/api/users/${owner.id}/tokens`, { token: caller });
@@ -500,19 +633,27 @@ describe('DELETE /api/users/{userId}/tokens/{id}', () => {
   it('revokes the token: 200 {revoked: true}, records the revoking admin, refused at once', async () => {
     const victim = await createPat(other.pat, { name: 'admin revokes' });
     expect(await meStatus(victim.access_token)).toBe(200);
-    const res = await call('DELETE', `/api/users/${other.id}/tokens/${victim.id}`, { token: manager.token });
+    const res = await call('DELETE', `/api/users/${other.id}/tokens/${victim.id}`, {
+      token: manager.token,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ revoked: true });
     expect(await meStatus(victim.access_token)).toBe(401);
     const stored = row(victim.id)!;
     expect(stored.revoked_at).not.toBeNull();
     expect(stored.revoked_by_user_id).toBe(manager.id);
-    expect((await listOwn(other.pat)).find((t) => t.id === victim.id)).toMatchObject({ revoked: true });
+    expect((await listOwn(other.pat)).find((t) => t.id === victim.id)).toMatchObject({
+      revoked: true,
+    });
   });
 
   it("answers 404 {error: 'Token not found'} for another user's token or an unknown id, touching nothing", async () => {
     const theirs = await createPat(other.pat, { name: 'wrong user in path' });
-    for (const path of [`/api/users/${owner.id}/tokens/${theirs.id}`, `/api/users/${other.id}/tokens/99999999`, `/api/users/99999999/tokens/${theirs.id}`]) {
+    for (const path of [
+      `/api/users/${owner.id}/tokens/${theirs.id}`,
+      `/api/users/${other.id}/tokens/99999999`,
+      `/api/users/99999999/tokens/${theirs.id}`,
+    ]) {
       const res = await call('DELETE', path, { token: manager.token });
       expect(res.status, path).toBe(404);
       expect(res.body).toEqual(TOKEN_NOT_FOUND);
@@ -524,7 +665,9 @@ describe('DELETE /api/users/{userId}/tokens/{id}', () => {
   it("answers 403 {error: 'Forbidden'} without `users`, touching nothing", async () => {
     const theirs = await createPat(other.pat, { name: 'not an admin' });
     for (const caller of [owner.pat, plain.token]) {
-      const res = await call('DELETE', `/api/users/${other.id}/tokens/${theirs.id}`, { token: caller });
+      const res = await call('DELETE', `/api/users/${other.id}/tokens/${theirs.id}`, {
+        token: caller,
+      });
       expect(res.status).toBe(403);
       expect(res.body).toEqual(FORBIDDEN);
     }
@@ -540,17 +683,26 @@ describe('POST /api/users/{userId}/tokens/revoke-all', () => {
     const patB = await createPat(target.token, { name: 'b', expires_in_days: 10 });
     const early = await createPat(target.token, { name: 'already revoked' });
     // Revoked beforehand (by the user): must not be counted nor re-stamped.
-    h.appliance.db.prepare('UPDATE access_tokens SET revoked_at = ? WHERE id = ?').run(h.clock.now() - 1000, early.id);
+    h.appliance.db
+      .prepare('UPDATE access_tokens SET revoked_at = ? WHERE id = ?')
+      .run(h.clock.now() - 1000, early.id);
     const earlyBefore = row(early.id)!;
     const cookie = await webSession(target.token);
-    const live = (h.appliance.db.prepare('SELECT COUNT(*) AS n FROM access_tokens WHERE user_id = ? AND revoked_at IS NULL').get(target.id) as { n: number }).n;
+    const live = (
+      h.appliance.db
+        .prepare('SELECT COUNT(*) AS n FROM access_tokens WHERE user_id = ? AND revoked_at IS NULL')
+        .get(target.id) as { n: number }
+    ).n;
     expect(live).toBe(3);
 
-    const res = await call('POST', `/api/users/${target.id}/tokens/revoke-all`, { token: manager.token });
+    const res = await call('POST', `/api/users/${target.id}/tokens/revoke-all`, {
+      token: manager.token,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ revoked: 3, user_id: target.id });
 
-    for (const token of [target.token, patA.access_token, patB.access_token]) expect(await meStatus(token)).toBe(401);
+    for (const token of [target.token, patA.access_token, patB.access_token])
+      expect(await meStatus(token)).toBe(401);
     expect(await sessionLive(cookie)).toBe(false);
     for (const id of [idOf(target.token), patA.id, patB.id]) {
       expect(row(id)).toMatchObject({ revoked_by_user_id: manager.id });
@@ -558,7 +710,9 @@ describe('POST /api/users/{userId}/tokens/revoke-all', () => {
     }
     expect(row(early.id)).toEqual(earlyBefore);
 
-    const again = await call('POST', `/api/users/${target.id}/tokens/revoke-all`, { token: manager.token });
+    const again = await call('POST', `/api/users/${target.id}/tokens/revoke-all`, {
+      token: manager.token,
+    });
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ revoked: 0, user_id: target.id });
 
@@ -568,7 +722,9 @@ describe('POST /api/users/{userId}/tokens/revoke-all', () => {
   });
 
   it("answers 404 {error: 'User not found'}, 403 {error: 'Forbidden'} without `users`, and revokes nothing", async () => {
-    const missing = await call('POST', '/api/users/99999999/tokens/revoke-all', { token: manager.token });
+    const missing = await call('POST', '/api/users/99999999/tokens/revoke-all', {
+      token: manager.token,
+    });
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual(USER_NOT_FOUND);
     for (const caller of [owner.pat, plain.token]) {
@@ -589,19 +745,28 @@ describe('deactivating a user', () => {
     expect(await meStatus(leaver.token)).toBe(200);
     expect(await meStatus(pat.access_token)).toBe(200);
 
-    const saved = await call('POST', '/api/saveUser', { token: admin.token, body: { user: leaver.id, active: false } });
+    const saved = await call('POST', '/api/saveUser', {
+      token: admin.token,
+      body: { user: leaver.id, active: false },
+    });
     expect(saved.status).toBe(200);
     expect(saved.body).toEqual({ status: 201 });
 
     expect(await meStatus(leaver.token)).toBe(401);
     expect(await meStatus(pat.access_token)).toBe(401);
     expect(await sessionLive(cookie)).toBe(false);
-    const rows = h.appliance.db.prepare('SELECT revoked_at, revoked_by_user_id FROM access_tokens WHERE user_id = ?').all(leaver.id) as { revoked_at: number | null; revoked_by_user_id: number | null }[];
+    const rows = h.appliance.db
+      .prepare('SELECT revoked_at, revoked_by_user_id FROM access_tokens WHERE user_id = ?')
+      .all(leaver.id) as { revoked_at: number | null; revoked_by_user_id: number | null }[];
     expect(rows.length).toBe(2);
-    for (const r of rows) expect(r).toEqual({ revoked_at: expect.any(Number), revoked_by_user_id: admin.id });
+    for (const r of rows)
+      expect(r).toEqual({ revoked_at: expect.any(Number), revoked_by_user_id: admin.id });
 
     // Reactivation does not bring the old tokens back.
-    const reactivated = await call('POST', '/api/saveUser', { token: admin.token, body: { user: leaver.id, active: true } });
+    const reactivated = await call('POST', '/api/saveUser', {
+      token: admin.token,
+      body: { user: leaver.id, active: true },
+    });
     expect(reactivated.body).toEqual({ status: 201 });
     expect(await meStatus(leaver.token)).toBe(401);
     expect(await meStatus(pat.access_token)).toBe(401);
@@ -614,11 +779,17 @@ describe('ageing of revoked rows', () => {
     const revoked = await createPat(owner.pat, { name: 'ages out' });
     const live = await createPat(owner.pat, { name: 'stays' });
     const shortLived = await createPat(owner.pat, { name: 'expires', expires_in_days: 1 });
-    h.appliance.db.prepare('UPDATE access_tokens SET revoked_at = ? WHERE id = ?').run(h.clock.now(), revoked.id);
-    expect((await listOwn(owner.pat)).find((t) => t.id === revoked.id)).toMatchObject({ revoked: true });
+    h.appliance.db
+      .prepare('UPDATE access_tokens SET revoked_at = ? WHERE id = ?')
+      .run(h.clock.now(), revoked.id);
+    expect((await listOwn(owner.pat)).find((t) => t.id === revoked.id)).toMatchObject({
+      revoked: true,
+    });
 
     h.clock.advance(29 * DAY_MS);
-    expect((await listOwn(owner.pat)).find((t) => t.id === revoked.id)).toMatchObject({ revoked: true });
+    expect((await listOwn(owner.pat)).find((t) => t.id === revoked.id)).toMatchObject({
+      revoked: true,
+    });
 
     h.clock.advance(2 * DAY_MS);
     const listed = await listOwn(owner.pat);

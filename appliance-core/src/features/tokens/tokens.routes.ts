@@ -30,16 +30,26 @@ export interface TokensDeps {
 export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps): Promise<void> {
   const { db, clock } = ctx;
   const list = (userId: number) =>
-    listTokensForUser(db, userId, clock.now() - REVOKED_VISIBLE_MS).map((row) => deps.tokens.toRecord(row));
+    listTokensForUser(db, userId, clock.now() - REVOKED_VISIBLE_MS).map((row) =>
+      deps.tokens.toRecord(row),
+    );
 
   // spec: part1 > Personal access tokens
-  const own = (internal: string): RouteErrors => ({ validation: 'errors', failure: 'error', internal });
+  const own = (internal: string): RouteErrors => ({
+    validation: 'errors',
+    failure: 'error',
+    internal,
+  });
 
   app.get(
     '/api/tokens',
     {
       config: { access: allOf('api'), errors: own('Failed to load tokens') },
-      schema: { tags: TAGS, summary: "List the caller's tokens", response: responses(own('Failed to load tokens'), { 200: TokenList }) },
+      schema: {
+        tags: TAGS,
+        summary: "List the caller's tokens",
+        response: responses(own('Failed to load tokens'), { 200: TokenList }),
+      },
     },
     async (request) => ({ tokens: list(identityOf(request).user.id) }),
   );
@@ -63,7 +73,11 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
         const message = `The name must not begin with the reserved prefix "${reserved}".`;
         throw failure(400, message, { fields: { name: [message] }, family: 'errors' });
       }
-      if (name.length === 0) throw failure(400, 'The name field is required.', { fields: { name: ['The name field is required.'] }, family: 'errors' });
+      if (name.length === 0)
+        throw failure(400, 'The name field is required.', {
+          fields: { name: ['The name field is required.'] },
+          family: 'errors',
+        });
       const minted = deps.tokens.mint({
         userId: identityOf(request).user.id,
         name,
@@ -86,11 +100,17 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
     '/api/tokens/:id',
     {
       config: { access: allOf('api'), errors: own('Failed to revoke token') },
-      schema: { tags: TAGS, summary: 'Revoke one of your tokens', params: TokenIdParams, response: responses(own('Failed to revoke token'), { 200: Revoked, 404: ErrorBody }) },
+      schema: {
+        tags: TAGS,
+        summary: 'Revoke one of your tokens',
+        params: TokenIdParams,
+        response: responses(own('Failed to revoke token'), { 200: Revoked, 404: ErrorBody }),
+      },
     },
     async (request) => {
       const identity = identityOf(request);
-      if (!revokeToken(db, { id: request.params.id, userId: identity.user.id, now: clock.now() })) throw failure(404, 'Token not found');
+      if (!revokeToken(db, { id: request.params.id, userId: identity.user.id, now: clock.now() }))
+        throw failure(404, 'Token not found');
       return { revoked: true as const };
     },
   );
@@ -110,7 +130,12 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
     '/api/users/:userId/tokens',
     {
       config: { access: allOf('users'), errors: admin('Failed to load tokens') },
-      schema: { tags: TAGS, summary: "List another user's tokens", params: UserIdParams, response: responses(admin('Failed to load tokens'), { 200: TokenList, 404: ErrorBody }) },
+      schema: {
+        tags: TAGS,
+        summary: "List another user's tokens",
+        params: UserIdParams,
+        response: responses(admin('Failed to load tokens'), { 200: TokenList, 404: ErrorBody }),
+      },
     },
     async (request) => {
       mustExist(request.params.userId);
@@ -122,11 +147,21 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
     '/api/users/:userId/tokens/:id',
     {
       config: { access: allOf('users'), errors: admin() },
-      schema: { tags: TAGS, summary: "Revoke another user's token", params: UserTokenParams, response: responses(admin(), { 200: Revoked, 404: ErrorBody }) },
+      schema: {
+        tags: TAGS,
+        summary: "Revoke another user's token",
+        params: UserTokenParams,
+        response: responses(admin(), { 200: Revoked, 404: ErrorBody }),
+      },
     },
     async (request) => {
       const { userId, id } = request.params;
-      const revoked = revokeToken(db, { id, userId, now: clock.now(), byUserId: identityOf(request).user.id });
+      const revoked = revokeToken(db, {
+        id,
+        userId,
+        now: clock.now(),
+        byUserId: identityOf(request).user.id,
+      });
       if (!revoked || !findToken(db, id)) throw failure(404, 'Token not found');
       return { revoked: true as const };
     },
@@ -136,7 +171,12 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
     '/api/users/:userId/tokens/revoke-all',
     {
       config: { access: allOf('users'), errors: admin() },
-      schema: { tags: TAGS, summary: "Revoke all of a user's tokens and end their web session", params: UserIdParams, response: responses(admin(), { 200: RevokedCount, 404: ErrorBody }) },
+      schema: {
+        tags: TAGS,
+        summary: "Revoke all of a user's tokens and end their web session",
+        params: UserIdParams,
+        response: responses(admin(), { 200: RevokedCount, 404: ErrorBody }),
+      },
     },
     async (request) => {
       const { userId } = request.params;

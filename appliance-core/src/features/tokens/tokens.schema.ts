@@ -1,7 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
 
 /** The eight token scopes (spec part 1, Token record). */
-export const SCOPES = ['mcp:devices', 'mcp:alerts', 'mcp:logs', 'mcp:reports', 'mcp:system', 'mcp:tools', 'mcp:vne', 'mcp:capture'] as const;
+export const SCOPES = [
+  'mcp:devices',
+  'mcp:alerts',
+  'mcp:logs',
+  'mcp:reports',
+  'mcp:system',
+  'mcp:tools',
+  'mcp:vne',
+  'mcp:capture',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** Names reserved for tokens the appliance mints itself. */
@@ -19,7 +28,9 @@ export const TokenRecord = Type.Object({
   revoked: Type.Boolean(),
   expires_at: Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }),
   created_at: Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }),
-  last_used_at: Type.Union([Type.String(), Type.Null()], { description: 'YYYY-MM-DD HH:MM:SS (UTC), null when never used' }),
+  last_used_at: Type.Union([Type.String(), Type.Null()], {
+    description: 'YYYY-MM-DD HH:MM:SS (UTC), null when never used',
+  }),
 });
 export type TokenRecord = Static<typeof TokenRecord>;
 
@@ -41,7 +52,10 @@ export const CreatedToken = Type.Object({
 });
 
 export const TokenIdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-export const UserTokenParams = Type.Object({ userId: Type.Integer({ minimum: 1 }), id: Type.Integer({ minimum: 1 }) });
+export const UserTokenParams = Type.Object({
+  userId: Type.Integer({ minimum: 1 }),
+  id: Type.Integer({ minimum: 1 }),
+});
 export const UserIdParams = Type.Object({ userId: Type.Integer({ minimum: 1 }) });
 export const Revoked = Type.Object({ revoked: Type.Literal(true) });
 export const RevokedCount = Type.Object({ revoked: Type.Integer(), user_id: Type.Integer() });

@@ -38,7 +38,14 @@ export class TokenService {
     private readonly clock: Clock,
   ) {}
 
-  mint(args: { userId: number; name: string; kind: TokenKind; scopes?: readonly string[]; ttlMs: number; clientId?: string | null }): MintedToken {
+  mint(args: {
+    userId: number;
+    name: string;
+    kind: TokenKind;
+    scopes?: readonly string[];
+    ttlMs: number;
+    clientId?: string | null;
+  }): MintedToken {
     const plaintext = mintToken(PREFIX[args.kind]);
     const createdAt = this.clock.now();
     const expiresAt = createdAt + args.ttlMs;
@@ -56,7 +63,11 @@ export class TokenService {
   }
 
   /** A new browser session cookie value for the user, companion of `tokenId`. */
-  openSession(userId: number, tokenId: number | null, expiresAt: number): { id: number; cookie: string; csrfSecret: string } {
+  openSession(
+    userId: number,
+    tokenId: number | null,
+    expiresAt: number,
+  ): { id: number; cookie: string; csrfSecret: string } {
     const cookie = crypto.randomBytes(32).toString('base64url');
     const csrfSecret = crypto.randomBytes(32).toString('base64url');
     const id = insertSession(this.db, {

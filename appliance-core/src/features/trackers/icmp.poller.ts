@@ -35,10 +35,15 @@ export function parseFpingCounts(output: string, probes: number): Map<string, Pi
     const match = /^(\S+)\s+:\s+([0-9.\s-]+)$/.exec(line.trim());
     if (!match) continue;
     const values = (match[2] as string).trim().split(/\s+/);
-    const answered = values.filter((v) => v !== '-').map(Number).filter((v) => Number.isFinite(v));
+    const answered = values
+      .filter((v) => v !== '-')
+      .map(Number)
+      .filter((v) => Number.isFinite(v));
     const total = Math.max(probes, values.length);
     readings.set(match[1] as string, {
-      latency: answered.length ? Math.round((answered.reduce((a, b) => a + b, 0) / answered.length) * 1000) / 1000 : -1,
+      latency: answered.length
+        ? Math.round((answered.reduce((a, b) => a + b, 0) / answered.length) * 1000) / 1000
+        : -1,
       loss: Math.round(((total - answered.length) / total) * 10000) / 100,
     });
   }
@@ -46,9 +51,15 @@ export function parseFpingCounts(output: string, probes: number): Map<string, Pi
 }
 
 /** Probes every target once per call; a target fping gave no line for counts as all probes lost. */
-export async function pingBatch(targets: readonly string[], signal: AbortSignal, options: PingOptions): Promise<Map<string, PingReading>> {
+export async function pingBatch(
+  targets: readonly string[],
+  signal: AbortSignal,
+  options: PingOptions,
+): Promise<Map<string, PingReading>> {
   const unique = [...new Set(targets)];
-  for (const target of unique) if (net.isIP(target) === 0 || target.startsWith('-')) throw new Error(`not an IP literal: ${target}`);
+  for (const target of unique)
+    if (net.isIP(target) === 0 || target.startsWith('-'))
+      throw new Error(`not an IP literal: ${target}`);
   const result = new Map<string, PingReading>();
   if (unique.length === 0) return result;
   const probes = Math.max(1, Math.min(10, Math.round(options.probes)));
@@ -60,7 +71,20 @@ export async function pingBatch(targets: readonly string[], signal: AbortSignal,
   let run;
   try {
     run = await runTool(options.tool ?? SYSTEM_TOOLS.fping, {
-      args: ['-C', String(probes), '-q', '-t', String(timeoutMs), '-i', String(intervalMs), '-p', String(periodMs), '-r', '0', ...unique],
+      args: [
+        '-C',
+        String(probes),
+        '-q',
+        '-t',
+        String(timeoutMs),
+        '-i',
+        String(intervalMs),
+        '-p',
+        String(periodMs),
+        '-r',
+        '0',
+        ...unique,
+      ],
       timeoutMs: budgetMs,
       signal,
       maxOutputBytes: 64 + unique.length * (64 + probes * 10),
@@ -72,7 +96,8 @@ export async function pingBatch(targets: readonly string[], signal: AbortSignal,
   if (run.aborted) throw new Error('ping batch aborted');
   if (run.timedOut) throw new Error(`fping did not finish within ${budgetMs} ms`);
   // 0: all answered, 1: some unreachable, 2: some addresses not found; 3 and 4 are failures.
-  if (run.code === null || run.code > 2) throw new Error(`fping failed (exit ${run.code}): ${run.stderr.trim().slice(0, 300)}`);
+  if (run.code === null || run.code > 2)
+    throw new Error(`fping failed (exit ${run.code}): ${run.stderr.trim().slice(0, 300)}`);
   const parsed = parseFpingCounts(run.stderr, probes);
   for (const target of unique) result.set(target, parsed.get(target) ?? { latency: -1, loss: 100 });
   return result;

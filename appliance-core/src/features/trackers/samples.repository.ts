@@ -20,7 +20,13 @@ export const RAW_MAX_SPAN = 6 * HOUR_MS;
 export const FIVE_MINUTE_MAX_SPAN = 48 * HOUR_MS;
 
 /** Approximate stored bytes of one raw sample row (key, values, b-tree overhead), per kind. */
-const ROW_BYTES: Record<SampleKind, number> = { latency: 40, port: 32, disk: 40, interface: 44, oid: 48 };
+const ROW_BYTES: Record<SampleKind, number> = {
+  latency: 40,
+  port: 32,
+  disk: 40,
+  interface: 44,
+  oid: 48,
+};
 export const SAMPLE_TABLES: Record<SampleKind, string> = {
   latency: 'latency_samples',
   port: 'port_samples',
@@ -82,7 +88,10 @@ export const SAMPLE_STATEMENTS: Readonly<Record<string, string>> = Object.fromEn
     const columns = SAMPLE_COLUMNS[kind];
     const exists = `WHERE EXISTS (SELECT 1 FROM ${TRACKER_TABLES[kind]} WHERE id = ?)`;
     return [
-      [sampleStatement(kind), `INSERT OR REPLACE INTO ${SAMPLE_TABLES[kind]} (${columns}) SELECT ${columns.replace(/\w+/g, '?')} ${exists}`],
+      [
+        sampleStatement(kind),
+        `INSERT OR REPLACE INTO ${SAMPLE_TABLES[kind]} (${columns}) SELECT ${columns.replace(/\w+/g, '?')} ${exists}`,
+      ],
       [
         rollupStatement(kind),
         `INSERT INTO sample_rollups (kind, tracker_id, resolution, ts, n, sum_a, n_a, sum_b)
@@ -129,7 +138,8 @@ export class SamplesRepository {
    * the same statements through the storage writer.
    */
   write(sample: Sample): void {
-    for (const [name, params] of sampleWrites(sample)) this.db.prepare(SAMPLE_STATEMENTS[name] as string).run(...params);
+    for (const [name, params] of sampleWrites(sample))
+      this.db.prepare(SAMPLE_STATEMENTS[name] as string).run(...params);
   }
 
   /**
@@ -144,8 +154,19 @@ export class SamplesRepository {
       .prepare(
         `SELECT ts, n, n_a, sum_a, sum_b FROM sample_rollups WHERE kind = ? AND tracker_id = ? AND resolution = ? AND ts >= ? AND ts <= ? ORDER BY ts`,
       )
-      .all(kind, trackerId, resolution, start - (start % resolution), end) as { ts: number; n: number; n_a: number; sum_a: number; sum_b: number }[];
-    return rows.map((r) => ({ ts: r.ts, n: r.n, a: r.n_a > 0 ? r.sum_a / r.n_a : null, b: r.sum_b / r.n }));
+      .all(kind, trackerId, resolution, start - (start % resolution), end) as {
+      ts: number;
+      n: number;
+      n_a: number;
+      sum_a: number;
+      sum_b: number;
+    }[];
+    return rows.map((r) => ({
+      ts: r.ts,
+      n: r.n,
+      a: r.n_a > 0 ? r.sum_a / r.n_a : null,
+      b: r.sum_b / r.n,
+    }));
   }
 
   raw(kind: SampleKind, trackerId: number, start: number, end: number): SeriesPoint[] {
@@ -157,28 +178,45 @@ export class SamplesRepository {
       oid: 'NULL AS a, NULL AS b, value AS extra',
     };
     const rows = this.db
-      .prepare(`SELECT ts, ${columns[kind]} FROM ${SAMPLE_TABLES[kind]} WHERE tracker_id = ? AND ts >= ? AND ts <= ? ORDER BY ts`)
-      .all(trackerId, start, end) as { ts: number; a: number | null; b: number | null; extra: number | string | null }[];
+      .prepare(
+        `SELECT ts, ${columns[kind]} FROM ${SAMPLE_TABLES[kind]} WHERE tracker_id = ? AND ts >= ? AND ts <= ? ORDER BY ts`,
+      )
+      .all(trackerId, start, end) as {
+      ts: number;
+      a: number | null;
+      b: number | null;
+      extra: number | string | null;
+    }[];
     return rows.map((r) => ({ ...r, n: 1 }));
   }
 
   /** The query plan of the raw window query (tests assert it uses the primary key). */
   windowPlan(kind: SampleKind): string {
-    const rows = this.db.prepare(`EXPLAIN QUERY PLAN SELECT ts FROM ${SAMPLE_TABLES[kind]} WHERE tracker_id = ? AND ts >= ? AND ts <= ? ORDER BY ts`).all(1, 0, 1) as { detail: string }[];
+    const rows = this.db
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT ts FROM ${SAMPLE_TABLES[kind]} WHERE tracker_id = ? AND ts >= ? AND ts <= ? ORDER BY ts`,
+      )
+      .all(1, 0, 1) as { detail: string }[];
     return rows.map((r) => r.detail).join('; ');
   }
 
   rollupPlan(): string {
     const rows = this.db
-      .prepare('EXPLAIN QUERY PLAN SELECT ts FROM sample_rollups WHERE kind = ? AND tracker_id = ? AND resolution = ? AND ts >= ? AND ts <= ? ORDER BY ts')
+      .prepare(
+        'EXPLAIN QUERY PLAN SELECT ts FROM sample_rollups WHERE kind = ? AND tracker_id = ? AND resolution = ? AND ts >= ? AND ts <= ? ORDER BY ts',
+      )
       .all('latency', 1, FIVE_MINUTES, 0, 1) as { detail: string }[];
     return rows.map((r) => r.detail).join('; ');
   }
 
   /** Storage estimate of one tracker's samples. */
   stats(kind: SampleKind, trackerId: number): { rows: number; bytes: number } {
-    const { rows } = this.db.prepare(`SELECT count(*) AS rows FROM ${SAMPLE_TABLES[kind]} WHERE tracker_id = ?`).get(trackerId) as { rows: number };
-    const { rollups } = this.db.prepare('SELECT count(*) AS rollups FROM sample_rollups WHERE kind = ? AND tracker_id = ?').get(kind, trackerId) as { rollups: number };
+    const { rows } = this.db
+      .prepare(`SELECT count(*) AS rows FROM ${SAMPLE_TABLES[kind]} WHERE tracker_id = ?`)
+      .get(trackerId) as { rows: number };
+    const { rollups } = this.db
+      .prepare('SELECT count(*) AS rollups FROM sample_rollups WHERE kind = ? AND tracker_id = ?')
+      .get(kind, trackerId) as { rollups: number };
     return { rows, bytes: rows * ROW_BYTES[kind] + rollups * 56 };
   }
 
@@ -197,12 +235,18 @@ export class SamplesRepository {
   /** Deletes a tracker's samples and rollups (tracker deletion). */
   purge(kind: SampleKind, trackerId: number): void {
     this.db.prepare(`DELETE FROM ${SAMPLE_TABLES[kind]} WHERE tracker_id = ?`).run(trackerId);
-    this.db.prepare('DELETE FROM sample_rollups WHERE kind = ? AND tracker_id = ?').run(kind, trackerId);
+    this.db
+      .prepare('DELETE FROM sample_rollups WHERE kind = ? AND tracker_id = ?')
+      .run(kind, trackerId);
   }
 
   /** Oldest and newest raw sample of a tracker. */
   extent(kind: SampleKind, trackerId: number): { first: number | null; last: number | null } {
-    const row = this.db.prepare(`SELECT min(ts) AS first, max(ts) AS last FROM ${SAMPLE_TABLES[kind]} WHERE tracker_id = ?`).get(trackerId) as {
+    const row = this.db
+      .prepare(
+        `SELECT min(ts) AS first, max(ts) AS last FROM ${SAMPLE_TABLES[kind]} WHERE tracker_id = ?`,
+      )
+      .get(trackerId) as {
       first: number | null;
       last: number | null;
     };

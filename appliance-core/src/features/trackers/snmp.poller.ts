@@ -4,7 +4,12 @@
  * credentials. Octet counters become bit rates (wrap handled); interface oper status is returned
  * so the engine can fire link-state alerts.
  */
-import { SnmpSession, type DecodedVarbind, type SnmpTarget, type SnmpTiming } from '../devices/index.js';
+import {
+  SnmpSession,
+  type DecodedVarbind,
+  type SnmpTarget,
+  type SnmpTiming,
+} from '../devices/index.js';
 
 export const IF_OIDS = {
   operStatus: '1.3.6.1.2.1.2.2.1.8',
@@ -40,7 +45,8 @@ export interface SnmpReadings {
 
 const toBig = (v: DecodedVarbind | undefined): bigint | null => {
   if (!v || v.value === null || v.value === '') return null;
-  if (typeof v.value === 'number' || (typeof v.value === 'string' && /^[0-9]+$/.test(v.value))) return BigInt(v.value);
+  if (typeof v.value === 'number' || (typeof v.value === 'string' && /^[0-9]+$/.test(v.value)))
+    return BigInt(v.value);
   return null;
 };
 
@@ -50,12 +56,26 @@ const toNum = (v: DecodedVarbind | undefined): number | null => {
 };
 
 /** Reads every tracker of `request` from one agent. */
-export async function pollDevice(target: SnmpTarget, timing: SnmpTiming, request: SnmpRequest, signal?: AbortSignal): Promise<SnmpReadings> {
+export async function pollDevice(
+  target: SnmpTarget,
+  timing: SnmpTiming,
+  request: SnmpRequest,
+  signal?: AbortSignal,
+): Promise<SnmpReadings> {
   const oids: string[] = [];
-  for (const d of request.disks) oids.push(`${HR_STORAGE.used}.${d.index}`, `${HR_STORAGE.size}.${d.index}`, `${HR_STORAGE.units}.${d.index}`);
+  for (const d of request.disks)
+    oids.push(
+      `${HR_STORAGE.used}.${d.index}`,
+      `${HR_STORAGE.size}.${d.index}`,
+      `${HR_STORAGE.units}.${d.index}`,
+    );
   const hc = target.version !== 1; // SNMPv1 has no Counter64
   for (const i of request.interfaces) {
-    oids.push(`${IF_OIDS.operStatus}.${i.index}`, `${IF_OIDS.inOctets}.${i.index}`, `${IF_OIDS.outOctets}.${i.index}`);
+    oids.push(
+      `${IF_OIDS.operStatus}.${i.index}`,
+      `${IF_OIDS.inOctets}.${i.index}`,
+      `${IF_OIDS.outOctets}.${i.index}`,
+    );
     if (hc) oids.push(`${IF_OIDS.hcInOctets}.${i.index}`, `${IF_OIDS.hcOutOctets}.${i.index}`);
   }
   for (const o of request.oids) oids.push(o.oid.replace(/^\./, ''));
@@ -73,7 +93,11 @@ export async function pollDevice(target: SnmpTarget, timing: SnmpTiming, request
     const used = toNum(byOid.get(`${HR_STORAGE.used}.${d.index}`));
     const size = toNum(byOid.get(`${HR_STORAGE.size}.${d.index}`));
     const units = toNum(byOid.get(`${HR_STORAGE.units}.${d.index}`));
-    if (used !== null && size !== null && units !== null) readings.disks.set(d.id, { available: Math.max(0, size - used) * units, total: size * units });
+    if (used !== null && size !== null && units !== null)
+      readings.disks.set(d.id, {
+        available: Math.max(0, size - used) * units,
+        total: size * units,
+      });
   }
   for (const i of request.interfaces) {
     const operStatus = toNum(byOid.get(`${IF_OIDS.operStatus}.${i.index}`));
@@ -85,7 +109,8 @@ export async function pollDevice(target: SnmpTarget, timing: SnmpTiming, request
     }
     const inOctets = toBig(byOid.get(`${IF_OIDS.inOctets}.${i.index}`));
     const outOctets = toBig(byOid.get(`${IF_OIDS.outOctets}.${i.index}`));
-    if (inOctets !== null && outOctets !== null) readings.interfaces.set(i.id, { inOctets, outOctets, bits: 32, operStatus });
+    if (inOctets !== null && outOctets !== null)
+      readings.interfaces.set(i.id, { inOctets, outOctets, bits: 32, operStatus });
   }
   for (const o of request.oids) {
     const answer = byOid.get(o.oid.replace(/^\./, ''));
@@ -95,7 +120,12 @@ export async function pollDevice(target: SnmpTarget, timing: SnmpTiming, request
 }
 
 /** Bits per second between two counter readings; a counter that went back wrapped once at 2^bits. */
-export function rateOf(previous: bigint, current: bigint, bits: 32 | 64, seconds: number): number | null {
+export function rateOf(
+  previous: bigint,
+  current: bigint,
+  bits: 32 | 64,
+  seconds: number,
+): number | null {
   if (seconds <= 0) return null;
   let delta = current - previous;
   if (delta < 0n) delta += 1n << BigInt(bits);

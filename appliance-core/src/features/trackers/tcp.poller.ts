@@ -11,8 +11,14 @@ export interface PortReading {
   reason?: string;
 }
 
-export function checkPort(host: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<PortReading> {
-  if (net.isIP(host) === 0) return Promise.resolve({ latency: -1, state: 'closed', reason: 'not an IP address' });
+export function checkPort(
+  host: string,
+  port: number,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<PortReading> {
+  if (net.isIP(host) === 0)
+    return Promise.resolve({ latency: -1, state: 'closed', reason: 'not an IP address' });
   return new Promise((resolve) => {
     const started = process.hrtime.bigint();
     const socket = net.connect({ host, port });
@@ -26,9 +32,19 @@ export function checkPort(host: string, port: number, timeoutMs: number, signal?
       resolve(reading);
     };
     const onAbort = () => finish({ latency: -1, state: 'closed', reason: 'aborted' });
-    const timer = setTimeout(() => finish({ latency: -1, state: 'closed', reason: 'timeout' }), timeoutMs);
+    const timer = setTimeout(
+      () => finish({ latency: -1, state: 'closed', reason: 'timeout' }),
+      timeoutMs,
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
-    socket.once('connect', () => finish({ latency: Math.round(Number(process.hrtime.bigint() - started) / 1000) / 1000, state: 'open' }));
-    socket.once('error', (err: NodeJS.ErrnoException) => finish({ latency: -1, state: 'closed', reason: err.code ?? err.message }));
+    socket.once('connect', () =>
+      finish({
+        latency: Math.round(Number(process.hrtime.bigint() - started) / 1000) / 1000,
+        state: 'open',
+      }),
+    );
+    socket.once('error', (err: NodeJS.ErrnoException) =>
+      finish({ latency: -1, state: 'closed', reason: err.code ?? err.message }),
+    );
   });
 }

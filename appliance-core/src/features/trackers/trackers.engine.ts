@@ -14,7 +14,13 @@ import { findSnmpConfig, snmpTargetOf, type SnmpTiming } from '../devices/index.
 import { pingBatch } from './icmp.poller.js';
 import { pollDevice, rateOf, type SnmpRequest } from './snmp.poller.js';
 import { checkPort } from './tcp.poller.js';
-import { alertsOf, observeAlertState, type LatencyTrackerRow, type OidTrackerRow, type PortTrackerRow } from './trackers.repository.js';
+import {
+  alertsOf,
+  observeAlertState,
+  type LatencyTrackerRow,
+  type OidTrackerRow,
+  type PortTrackerRow,
+} from './trackers.repository.js';
 import type { TrackerChanges, TrackersService } from './trackers.service.js';
 
 type PolledKind = 'latency' | 'port' | 'disk' | 'interface' | 'oid';
@@ -54,11 +60,27 @@ export interface EngineCounters {
 }
 
 const INTERFACE_LINK = 'linkstate';
-const OPER_STATUS: Record<number, string> = { 1: 'up', 2: 'down', 3: 'testing', 4: 'unknown', 5: 'dormant', 6: 'notPresent', 7: 'lowerLayerDown' };
+const OPER_STATUS: Record<number, string> = {
+  1: 'up',
+  2: 'down',
+  3: 'testing',
+  4: 'unknown',
+  5: 'dormant',
+  6: 'notPresent',
+  7: 'lowerLayerDown',
+};
 
 export class TrackersEngine implements TrackerChanges {
   readonly name = 'trackers';
-  readonly counters: EngineCounters = { pingBatches: 0, pingReadings: 0, portReadings: 0, snmpDevices: 0, snmpFailures: 0, snmpReadings: 0, alertsFired: 0 };
+  readonly counters: EngineCounters = {
+    pingBatches: 0,
+    pingReadings: 0,
+    portReadings: 0,
+    snmpDevices: 0,
+    snmpFailures: 0,
+    snmpReadings: 0,
+    alertsFired: 0,
+  };
   private readonly options: Required<TrackersEngineOptions>;
 
   constructor(
@@ -79,9 +101,21 @@ export class TrackersEngine implements TrackerChanges {
       snmpTiming: options.snmpTiming ?? { timeoutMs: 2000, retries: 1 },
       resyncMs: options.resyncMs ?? 60_000,
     };
-    scheduler.defineKind<Payload>('tracker-icmp', { concurrency: this.options.pingConcurrency, maxBatch: this.options.maxPingBatch, gatherMs: this.options.pingGatherMs, runBatch: (jobs, signal) => this.runPings(jobs, signal) });
-    scheduler.defineKind<Payload>('tracker-tcp', { concurrency: this.options.tcpConcurrency, run: (job, signal) => this.runPort(job.payload.id, signal) });
-    scheduler.defineKind<Payload>('tracker-snmp', { concurrency: this.options.snmpConcurrency, maxBatch: this.options.maxSnmpBatch, runBatch: (jobs, signal) => this.runSnmp(jobs, signal) });
+    scheduler.defineKind<Payload>('tracker-icmp', {
+      concurrency: this.options.pingConcurrency,
+      maxBatch: this.options.maxPingBatch,
+      gatherMs: this.options.pingGatherMs,
+      runBatch: (jobs, signal) => this.runPings(jobs, signal),
+    });
+    scheduler.defineKind<Payload>('tracker-tcp', {
+      concurrency: this.options.tcpConcurrency,
+      run: (job, signal) => this.runPort(job.payload.id, signal),
+    });
+    scheduler.defineKind<Payload>('tracker-snmp', {
+      concurrency: this.options.snmpConcurrency,
+      maxBatch: this.options.maxSnmpBatch,
+      runBatch: (jobs, signal) => this.runSnmp(jobs, signal),
+    });
     scheduler.defineKind('tracker-resync', { concurrency: 1, run: async () => this.resync() });
     service.changes = this;
   }
@@ -89,7 +123,12 @@ export class TrackersEngine implements TrackerChanges {
   async start(): Promise<void> {
     this.service.writer.start();
     this.resync();
-    this.scheduler.upsert({ id: 'trackers:resync', kind: 'tracker-resync', intervalMs: this.options.resyncMs, payload: null });
+    this.scheduler.upsert({
+      id: 'trackers:resync',
+      kind: 'tracker-resync',
+      intervalMs: this.options.resyncMs,
+      payload: null,
+    });
     // Scheduler lateness is kept over its last runs only: fold it every 5 s, report every minute.
     let ticks = 0;
     this.statsTimer = setInterval(() => {
@@ -120,7 +159,12 @@ export class TrackersEngine implements TrackerChanges {
     return {
       counters: { ...this.counters },
       lateness: { ...this.lateness, current: stats.lateness },
-      scheduler: { jobs: stats.jobs, runs: stats.runs, overruns: stats.overruns, failures: stats.failures },
+      scheduler: {
+        jobs: stats.jobs,
+        runs: stats.runs,
+        overruns: stats.overruns,
+        failures: stats.failures,
+      },
       writer: this.service.writer.stats(),
     };
   }
@@ -146,8 +190,14 @@ export class TrackersEngine implements TrackerChanges {
   }
 
   private upsertJob(kind: PolledKind, id: number, intervalSeconds: number): void {
-    const schedulerKind = kind === 'latency' ? 'tracker-icmp' : kind === 'port' ? 'tracker-tcp' : 'tracker-snmp';
-    this.scheduler.upsert<Payload>({ id: `${kind}:${id}`, kind: schedulerKind, intervalMs: intervalSeconds * 1000, payload: { kind, id } });
+    const schedulerKind =
+      kind === 'latency' ? 'tracker-icmp' : kind === 'port' ? 'tracker-tcp' : 'tracker-snmp';
+    this.scheduler.upsert<Payload>({
+      id: `${kind}:${id}`,
+      kind: schedulerKind,
+      intervalMs: intervalSeconds * 1000,
+      payload: { kind, id },
+    });
   }
 
   /** Reconciles scheduler jobs with the tracker tables (adds, re-times and removes). */
@@ -178,7 +228,9 @@ export class TrackersEngine implements TrackerChanges {
   private prepare() {
     const { db } = this.ctx;
     return {
-      portRow: db.prepare('SELECT t.*, d.ip_address FROM port_trackers t JOIN devices d ON d.id = t.device_id WHERE t.id = ?'),
+      portRow: db.prepare(
+        'SELECT t.*, d.ip_address FROM port_trackers t JOIN devices d ON d.id = t.device_id WHERE t.id = ?',
+      ),
     };
   }
 
@@ -195,8 +247,12 @@ export class TrackersEngine implements TrackerChanges {
   private async runPings(jobs: JobSpec<Payload>[], signal: AbortSignal): Promise<void> {
     const { db, clock } = this.ctx;
     const rows = db
-      .prepare('SELECT t.*, d.ip_address FROM latency_trackers t JOIN devices d ON d.id = t.device_id WHERE t.id IN (SELECT value FROM json_each(?))')
-      .all(JSON.stringify(jobs.map((j) => j.payload.id))) as (LatencyTrackerRow & { ip_address: string })[];
+      .prepare(
+        'SELECT t.*, d.ip_address FROM latency_trackers t JOIN devices d ON d.id = t.device_id WHERE t.id IN (SELECT value FROM json_each(?))',
+      )
+      .all(JSON.stringify(jobs.map((j) => j.payload.id))) as (LatencyTrackerRow & {
+      ip_address: string;
+    })[];
     if (rows.length < jobs.length) {
       const present = new Set(rows.map((r) => r.id));
       for (const job of jobs) if (!present.has(job.payload.id)) this.scheduler.remove(job.id);
@@ -228,7 +284,14 @@ export class TrackersEngine implements TrackerChanges {
       // The device row is written when its state changes (and at least every 10 minutes), not on every reading.
       const touchDevice = !known || known.state !== state || now - known.at >= 600_000;
       if (touchDevice) this.reachability.set(row.device_id, { state, at: now });
-      this.writes.sample({ kind: 'latency', trackerId: row.id, ts: now, a: latency, b: loss, answered: latency >= 0 });
+      this.writes.sample({
+        kind: 'latency',
+        trackerId: row.id,
+        ts: now,
+        a: latency,
+        b: loss,
+        answered: latency >= 0,
+      });
       this.writes.latencyReading(row.id, latency, loss, now);
       if (touchDevice) this.writes.deviceReachability(row.device_id, latency, now);
     }
@@ -238,13 +301,22 @@ export class TrackersEngine implements TrackerChanges {
 
   private async runPort(id: number, signal: AbortSignal): Promise<void> {
     const { clock } = this.ctx;
-    const row = this.statements.portRow.get(id) as (PortTrackerRow & { ip_address: string }) | undefined;
+    const row = this.statements.portRow.get(id) as
+      (PortTrackerRow & { ip_address: string }) | undefined;
     if (!row) return this.scheduler.remove(`port:${id}`);
     const timeoutMs = Math.min(this.options.tcpTimeoutMs, Math.max(500, row.interval * 500));
     const now = clock.now();
     const reading = await checkPort(row.ip_address, row.port, timeoutMs, signal);
     this.counters.portReadings++;
-    if (row.enable_logging === 1) this.writes.sample({ kind: 'port', trackerId: row.id, ts: now, a: reading.latency, b: reading.latency < 0 ? 1 : 0, answered: reading.latency >= 0 });
+    if (row.enable_logging === 1)
+      this.writes.sample({
+        kind: 'port',
+        trackerId: row.id,
+        ts: now,
+        a: reading.latency,
+        b: reading.latency < 0 ? 1 : 0,
+        answered: reading.latency >= 0,
+      });
     this.writes.portReading(row.id, reading.state, reading.latency, now);
   }
 
@@ -252,15 +324,22 @@ export class TrackersEngine implements TrackerChanges {
 
   private async runSnmp(jobs: JobSpec<Payload>[], signal: AbortSignal): Promise<void> {
     const { db } = this.ctx;
-    const ids = (kind: PolledKind) => JSON.stringify(jobs.filter((j) => j.payload.kind === kind).map((j) => j.payload.id));
-    const disks = db.prepare('SELECT id, device_id, storage_index, enable_logging FROM disk_trackers WHERE id IN (SELECT value FROM json_each(?))').all(ids('disk')) as {
+    const ids = (kind: PolledKind) =>
+      JSON.stringify(jobs.filter((j) => j.payload.kind === kind).map((j) => j.payload.id));
+    const disks = db
+      .prepare(
+        'SELECT id, device_id, storage_index, enable_logging FROM disk_trackers WHERE id IN (SELECT value FROM json_each(?))',
+      )
+      .all(ids('disk')) as {
       id: number;
       device_id: number;
       storage_index: number;
       enable_logging: number;
     }[];
     const interfaces = db
-      .prepare('SELECT id, device_id, interface, name, enable_logging, in_octets, out_octets, counter_bits, counters_at, oper_status FROM interface_trackers WHERE id IN (SELECT value FROM json_each(?))')
+      .prepare(
+        'SELECT id, device_id, interface, name, enable_logging, in_octets, out_octets, counter_bits, counters_at, oper_status FROM interface_trackers WHERE id IN (SELECT value FROM json_each(?))',
+      )
       .all(ids('interface')) as {
       id: number;
       device_id: number;
@@ -273,8 +352,16 @@ export class TrackersEngine implements TrackerChanges {
       counters_at: number | null;
       oper_status: number | null;
     }[];
-    const oids = db.prepare("SELECT * FROM oid_trackers WHERE kind = 'oid' AND id IN (SELECT value FROM json_each(?))").all(ids('oid')) as OidTrackerRow[];
-    const found = new Set([...disks.map((r) => `disk:${r.id}`), ...interfaces.map((r) => `interface:${r.id}`), ...oids.map((r) => `oid:${r.id}`)]);
+    const oids = db
+      .prepare(
+        "SELECT * FROM oid_trackers WHERE kind = 'oid' AND id IN (SELECT value FROM json_each(?))",
+      )
+      .all(ids('oid')) as OidTrackerRow[];
+    const found = new Set([
+      ...disks.map((r) => `disk:${r.id}`),
+      ...interfaces.map((r) => `interface:${r.id}`),
+      ...oids.map((r) => `oid:${r.id}`),
+    ]);
     for (const job of jobs) if (!found.has(job.id)) this.scheduler.remove(job.id);
 
     const perDevice = new Map<number, SnmpRequest>();
@@ -289,13 +376,20 @@ export class TrackersEngine implements TrackerChanges {
 
     await Promise.all(
       [...perDevice].map(async ([deviceId, request]) => {
-        const device = db.prepare('SELECT ip_address, enable_snmp FROM devices WHERE id = ?').get(deviceId) as { ip_address: string; enable_snmp: number } | undefined;
+        const device = db
+          .prepare('SELECT ip_address, enable_snmp FROM devices WHERE id = ?')
+          .get(deviceId) as { ip_address: string; enable_snmp: number } | undefined;
         const config = findSnmpConfig(db, deviceId);
         if (!device || device.enable_snmp !== 1 || !config) return;
         const now = this.ctx.clock.now();
         let readings;
         try {
-          readings = await pollDevice(snmpTargetOf(this.ctx.secrets, device.ip_address, config), this.options.snmpTiming, request, signal);
+          readings = await pollDevice(
+            snmpTargetOf(this.ctx.secrets, device.ip_address, config),
+            this.options.snmpTiming,
+            request,
+            signal,
+          );
         } catch (err) {
           this.counters.snmpFailures++;
           this.ctx.log.debug({ err, deviceId }, 'SNMP poll failed');
@@ -307,10 +401,26 @@ export class TrackersEngine implements TrackerChanges {
           if (d.device_id !== deviceId || !reading) continue;
           this.counters.snmpReadings++;
           this.writes.diskReading(d.id, reading, now);
-          if (d.enable_logging === 1) this.writes.sample({ kind: 'disk', trackerId: d.id, ts: now, a: reading.available, b: reading.total });
+          if (d.enable_logging === 1)
+            this.writes.sample({
+              kind: 'disk',
+              trackerId: d.id,
+              ts: now,
+              a: reading.available,
+              b: reading.total,
+            });
         }
-        const mine = interfaces.filter((i) => i.device_id === deviceId && readings.interfaces.has(i.id));
-        const linkAlerts = mine.length > 0 ? alertsOf(db, 'interface', mine.map((i) => i.id)) : null;
+        const mine = interfaces.filter(
+          (i) => i.device_id === deviceId && readings.interfaces.has(i.id),
+        );
+        const linkAlerts =
+          mine.length > 0
+            ? alertsOf(
+                db,
+                'interface',
+                mine.map((i) => i.id),
+              )
+            : null;
         for (const i of mine) {
           const reading = readings.interfaces.get(i.id);
           if (!reading) continue;
@@ -319,22 +429,36 @@ export class TrackersEngine implements TrackerChanges {
           // reading's write is still queued, this one spans two intervals, still right.
           let inBps: number | null = null;
           let outBps: number | null = null;
-          if (i.in_octets !== null && i.out_octets !== null && i.counters_at !== null && i.counter_bits === reading.bits) {
+          if (
+            i.in_octets !== null &&
+            i.out_octets !== null &&
+            i.counters_at !== null &&
+            i.counter_bits === reading.bits
+          ) {
             const seconds = (now - i.counters_at) / 1000;
             inBps = rateOf(BigInt(i.in_octets), reading.inOctets, reading.bits, seconds);
             outBps = rateOf(BigInt(i.out_octets), reading.outOctets, reading.bits, seconds);
           }
           this.writes.interfaceCounters(i.id, reading, { inBps, outBps }, now);
           if (inBps !== null && outBps !== null && i.enable_logging === 1) {
-            this.writes.sample({ kind: 'interface', trackerId: i.id, ts: now, a: inBps, b: outBps, extra: reading.operStatus });
+            this.writes.sample({
+              kind: 'interface',
+              trackerId: i.id,
+              ts: now,
+              a: inBps,
+              b: outBps,
+              extra: reading.operStatus,
+            });
           }
           // Link-state alerts are decided and recorded here, on the main connection, and only
           // when the state changed: a firing is never delayed by (or lost with) a queued write.
           if (reading.operStatus === null) continue;
           for (const alert of linkAlerts?.get(i.id) ?? []) {
-            if (alert.alert_type !== INTERFACE_LINK || alert.last_state === reading.operStatus) continue;
+            if (alert.alert_type !== INTERFACE_LINK || alert.last_state === reading.operStatus)
+              continue;
             const message = `Interface ${i.name} (ifIndex ${i.interface}) is ${OPER_STATUS[reading.operStatus] ?? reading.operStatus}`;
-            if (observeAlertState(db, alert, reading.operStatus, message, now)) this.counters.alertsFired++;
+            if (observeAlertState(db, alert, reading.operStatus, message, now))
+              this.counters.alertsFired++;
           }
         }
         for (const o of oids) {
@@ -345,7 +469,15 @@ export class TrackersEngine implements TrackerChanges {
           if (o.enable_logging !== 1) continue;
           const numeric = Number(value);
           const isNumber = o.datatype === 'I' && value.trim() !== '' && Number.isFinite(numeric);
-          this.writes.sample({ kind: 'oid', trackerId: o.id, ts: now, a: isNumber ? numeric : 0, b: 0, extra: value, answered: isNumber });
+          this.writes.sample({
+            kind: 'oid',
+            trackerId: o.id,
+            ts: now,
+            a: isNumber ? numeric : 0,
+            b: 0,
+            extra: value,
+            answered: isNumber,
+          });
         }
       }),
     );

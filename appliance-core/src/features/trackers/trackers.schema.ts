@@ -8,19 +8,36 @@ export const BoolLike = Type.Unsafe<boolean | 0 | 1 | '0' | '1' | 'true' | 'fals
   description: 'true/false, 1/0, "1"/"0", "true"/"false"',
 });
 export type BoolLike = Static<typeof BoolLike>;
-export const toBool = (value: BoolLike): boolean => value === true || value === 1 || value === '1' || value === 'true';
+export const toBool = (value: BoolLike): boolean =>
+  value === true || value === 1 || value === '1' || value === 'true';
 
 const Id = Type.Integer({ minimum: 1 });
 const Interval = Type.Integer({ minimum: 1, maximum: 2_592_000, description: 'seconds' });
 
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 export const DeviceIdParams = Type.Object({ deviceId: Type.Integer({ minimum: 1 }) });
-export const HoursQuery = Type.Object({ hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 8760, default: 4, description: 'log window in hours (default 4)' })) });
+export const HoursQuery = Type.Object({
+  hours: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 8760,
+      default: 4,
+      description: 'log window in hours (default 4)',
+    }),
+  ),
+});
 export const IdBody = Type.Object({ id: Id });
 
 export const DiskSetBody = Type.Object({
   id: Type.Optional(Id),
-  path: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[0-9]+(\\.[0-9]+)+$', description: 'free-space OID (create only); its last component is the storage index' })),
+  path: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[0-9]+(\\.[0-9]+)+$',
+      description: 'free-space OID (create only); its last component is the storage index',
+    }),
+  ),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   deviceId: Type.Optional(Id),
   interval: Type.Optional(Interval),
@@ -40,14 +57,24 @@ export const LatencySetBody = Type.Object({
   label: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   deviceId: Type.Optional(Id),
   interval: Type.Optional(Interval),
-  timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'milliseconds' })),
-  lossout: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'loss % at which a reading counts as down' })),
+  timeout: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 10_000, description: 'milliseconds' }),
+  ),
+  lossout: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      description: 'loss % at which a reading counts as down',
+    }),
+  ),
 });
 export type LatencySetBody = Static<typeof LatencySetBody>;
 
 export const OidSetBody = Type.Object({
   id: Type.Optional(Id),
-  oid: Type.Optional(Type.String({ minLength: 3, maxLength: 255, pattern: '^\\.?[0-9]+(\\.[0-9]+)+$' })),
+  oid: Type.Optional(
+    Type.String({ minLength: 3, maxLength: 255, pattern: '^\\.?[0-9]+(\\.[0-9]+)+$' }),
+  ),
   deviceId: Type.Optional(Id),
   datatype: Type.Optional(Type.Union([Type.Literal('S'), Type.Literal('I')])),
   label: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
@@ -94,7 +121,10 @@ export const GetTcpTrackerBody = Type.Object({
 
 export const IdAnswer = Type.Object({ id: Type.Integer() });
 export const MessageAnswer = Type.Object({ message: Type.String() });
-export const StorageEstimate = Type.Object({ rows: Type.Integer(), size: Type.String({ description: 'bytes stored, in 1024 steps (`2.93 KB`)' }) });
+export const StorageEstimate = Type.Object({
+  rows: Type.Integer(),
+  size: Type.String({ description: 'bytes stored, in 1024 steps (`2.93 KB`)' }),
+});
 export const AnyRecord = Type.Record(Type.String(), Type.Unknown());
 export const AnyRecords = Type.Array(AnyRecord);
 export const InBodyStatus = Type.Object({

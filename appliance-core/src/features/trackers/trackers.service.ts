@@ -18,7 +18,12 @@ import {
   type DiskTrackerRow,
   type InterfaceTrackerRow,
 } from '../devices/index.js';
-import { SamplesRepository, ONE_HOUR, type SampleKind, type SeriesPoint } from './samples.repository.js';
+import {
+  SamplesRepository,
+  ONE_HOUR,
+  type SampleKind,
+  type SeriesPoint,
+} from './samples.repository.js';
 import {
   alertRecord,
   alertsOf,
@@ -108,7 +113,11 @@ export class TrackersService {
     onWriteError: (err: Error) => void = () => {},
   ) {
     this.samples = new SamplesRepository(db);
-    this.writer = new StorageWriter(db.name, { flushMs: 1000, maxPending: 5000, onError: onWriteError });
+    this.writer = new StorageWriter(db.name, {
+      flushMs: 1000,
+      maxPending: 5000,
+      onError: onWriteError,
+    });
     this.writes = new TrackerWrites(this.writer);
   }
 
@@ -119,15 +128,28 @@ export class TrackersService {
   }
 
   latencyLogs(row: LatencyTrackerRow, window: DeviceWindow) {
-    return this.series('latency', row.id, window).map((p) => ({ icmping_id: row.id, latency: p.a === null ? -1 : round(p.a), loss: round(p.b ?? 0), timestamp: ts(p.ts) }));
+    return this.series('latency', row.id, window).map((p) => ({
+      icmping_id: row.id,
+      latency: p.a === null ? -1 : round(p.a),
+      loss: round(p.b ?? 0),
+      timestamp: ts(p.ts),
+    }));
   }
 
   portLogs(row: PortTrackerRow, window: DeviceWindow) {
-    return this.series('port', row.id, window).map((p) => ({ port_id: row.id, latency: p.a === null ? -1 : round(p.a), timestamp: ts(p.ts) }));
+    return this.series('port', row.id, window).map((p) => ({
+      port_id: row.id,
+      latency: p.a === null ? -1 : round(p.a),
+      timestamp: ts(p.ts),
+    }));
   }
 
   diskLogs(row: DiskTrackerRow, window: DeviceWindow) {
-    return this.series('disk', row.id, window).map((p) => ({ timestamp: ts(p.ts), available: Math.round(p.a ?? 0), total: Math.round(p.b ?? 0) }));
+    return this.series('disk', row.id, window).map((p) => ({
+      timestamp: ts(p.ts),
+      available: Math.round(p.a ?? 0),
+      total: Math.round(p.b ?? 0),
+    }));
   }
 
   interfaceLogs(row: InterfaceTrackerRow, window: DeviceWindow) {
@@ -143,9 +165,18 @@ export class TrackersService {
   oidLogs(row: OidTrackerRow, window: DeviceWindow) {
     const points =
       row.datatype === 'I' && window.end - window.start > 6 * HOUR_MS
-        ? this.series('oid', row.id, window).map((p) => ({ timestamp: ts(p.ts), value: p.a === null ? null : String(round(p.a)) }))
-        : this.samples.raw('oid', row.id, window.start, window.end).map((p) => ({ timestamp: ts(p.ts), value: p.extra === null || p.extra === undefined ? null : String(p.extra) }));
-    if (points.length === 0 && row.value !== null && row.last_polled_at !== null) return [{ timestamp: ts(row.last_polled_at), value: row.value }];
+        ? this.series('oid', row.id, window).map((p) => ({
+            timestamp: ts(p.ts),
+            value: p.a === null ? null : String(round(p.a)),
+          }))
+        : this.samples
+            .raw('oid', row.id, window.start, window.end)
+            .map((p) => ({
+              timestamp: ts(p.ts),
+              value: p.extra === null || p.extra === undefined ? null : String(p.extra),
+            }));
+    if (points.length === 0 && row.value !== null && row.last_polled_at !== null)
+      return [{ timestamp: ts(row.last_polled_at), value: row.value }];
     return points;
   }
 
@@ -168,14 +199,18 @@ export class TrackersService {
 
   /** Disk growth (used space, KB) and the fill time projected from the 7-day slope; null without logs. */
   diskStats(row: DiskTrackerRow, now: number) {
-    const latest = this.db.prepare('SELECT ts, available, total FROM disk_samples WHERE tracker_id = ? ORDER BY ts DESC LIMIT 1').get(row.id) as
-      | { ts: number; available: number; total: number }
-      | undefined;
+    const latest = this.db
+      .prepare(
+        'SELECT ts, available, total FROM disk_samples WHERE tracker_id = ? ORDER BY ts DESC LIMIT 1',
+      )
+      .get(row.id) as { ts: number; available: number; total: number } | undefined;
     if (!latest) return null;
     const firstSince = (since: number) =>
-      this.db.prepare('SELECT ts, available, total FROM disk_samples WHERE tracker_id = ? AND ts >= ? ORDER BY ts LIMIT 1').get(row.id, since) as
-        | { ts: number; available: number; total: number }
-        | undefined;
+      this.db
+        .prepare(
+          'SELECT ts, available, total FROM disk_samples WHERE tracker_id = ? AND ts >= ? ORDER BY ts LIMIT 1',
+        )
+        .get(row.id, since) as { ts: number; available: number; total: number } | undefined;
     const used = (s: { available: number; total: number }) => s.total - s.available;
     const growthKB = (since: number) => {
       const first = firstSince(since);
@@ -200,8 +235,15 @@ export class TrackersService {
   latencyStats(row: LatencyTrackerRow, now: number) {
     const since = (start: number) =>
       this.db
-        .prepare('SELECT sum(n) AS n, sum(n_a) AS n_a, sum(sum_a) AS sum_a, sum(sum_b) AS sum_b FROM sample_rollups WHERE kind = ? AND tracker_id = ? AND resolution = ? AND ts >= ?')
-        .get('latency', row.id, ONE_HOUR, start - (start % ONE_HOUR)) as { n: number | null; n_a: number | null; sum_a: number | null; sum_b: number | null };
+        .prepare(
+          'SELECT sum(n) AS n, sum(n_a) AS n_a, sum(sum_a) AS sum_a, sum(sum_b) AS sum_b FROM sample_rollups WHERE kind = ? AND tracker_id = ? AND resolution = ? AND ts >= ?',
+        )
+        .get('latency', row.id, ONE_HOUR, start - (start % ONE_HOUR)) as {
+        n: number | null;
+        n_a: number | null;
+        sum_a: number | null;
+        sum_b: number | null;
+      };
     const all = since(0);
     if (!all.n) return null;
     const day = since(now - DAY_MS);
@@ -218,7 +260,10 @@ export class TrackersService {
       allTimeUptime: uptime(all),
       currentLatency: row.latency,
       currentLoss: row.loss,
-      monitoringDuration: Math.max(0, Math.round((now - (row.first_sample_at ?? first ?? now)) / 1000)),
+      monitoringDuration: Math.max(
+        0,
+        Math.round((now - (row.first_sample_at ?? first ?? now)) / 1000),
+      ),
     };
   }
 
@@ -227,31 +272,86 @@ export class TrackersService {
   /** Adds trackers to GET /api/devices, GET /api/device/{device}, its stats, and device deletion. */
   attachToDevices(devices: DevicesService, afterDelete: (deviceId: number) => void): void {
     const db = this.db;
-    devices.provideDeviceRelation('ping', (ids) => fill(ids, latencyTrackersOfDevices(db, ids), latencyRecord, null));
-    devices.provideDeviceRelation('oids', (ids) => fillMany(ids, oidTrackersOfDevices(db, ids), oidRecord));
-    devices.provideDeviceRelation('ports', (ids) => fillMany(ids, portTrackersOfDevices(db, ids), portRecord));
-    devices.provideDeviceRelation('alerts', (ids) => fillMany(ids, alertsOfDevices(db, ids), alertRecord));
+    devices.provideDeviceRelation('ping', (ids) =>
+      fill(ids, latencyTrackersOfDevices(db, ids), latencyRecord, null),
+    );
+    devices.provideDeviceRelation('oids', (ids) =>
+      fillMany(ids, oidTrackersOfDevices(db, ids), oidRecord),
+    );
+    devices.provideDeviceRelation('ports', (ids) =>
+      fillMany(ids, portTrackersOfDevices(db, ids), portRecord),
+    );
+    devices.provideDeviceRelation('alerts', (ids) =>
+      fillMany(ids, alertsOfDevices(db, ids), alertRecord),
+    );
     devices.provideDeviceSection('ping', (id, window) => {
       const row = latencyTrackerOfDevice(db, id);
       return row ? this.latencyLogs(row, window) : [];
     });
-    devices.provideDeviceSection('oids', (id, window) => oidTrackersOfDevice(db, id, 'oid').map((row) => ({ ...oidRecord(row), alerts: this.alerts('oid', row.id), logs: this.oidLogs(row, window) })));
-    devices.provideDeviceSection('ports', (id, window) => portTrackersOfDevice(db, id).map((row) => ({ ...portRecord(row), logs: this.portLogs(row, window) })));
-    devices.provideDeviceSection('interfaces', (id, window) =>
-      listInterfaceTrackers(db, id).map((row) => ({ ...interfaceRecord(row), alerts: this.alerts('interface', row.id), logs: this.interfaceLogs(row, window) })),
+    devices.provideDeviceSection('oids', (id, window) =>
+      oidTrackersOfDevice(db, id, 'oid').map((row) => ({
+        ...oidRecord(row),
+        alerts: this.alerts('oid', row.id),
+        logs: this.oidLogs(row, window),
+      })),
     );
-    devices.provideDeviceSection('disks', (id, window) => listDiskTrackers(db, id).map((row) => ({ ...diskRecord(row), alerts: this.alerts('disk', row.id), logs: this.diskLogs(row, window) })));
-    devices.provideDeviceSection('alerts', (id) => (alertsOfDevices(db, [id]).get(id) ?? []).map(alertRecord));
+    devices.provideDeviceSection('ports', (id, window) =>
+      portTrackersOfDevice(db, id).map((row) => ({
+        ...portRecord(row),
+        logs: this.portLogs(row, window),
+      })),
+    );
+    devices.provideDeviceSection('interfaces', (id, window) =>
+      listInterfaceTrackers(db, id).map((row) => ({
+        ...interfaceRecord(row),
+        alerts: this.alerts('interface', row.id),
+        logs: this.interfaceLogs(row, window),
+      })),
+    );
+    devices.provideDeviceSection('disks', (id, window) =>
+      listDiskTrackers(db, id).map((row) => ({
+        ...diskRecord(row),
+        alerts: this.alerts('disk', row.id),
+        logs: this.diskLogs(row, window),
+      })),
+    );
+    devices.provideDeviceSection('alerts', (id) =>
+      (alertsOfDevices(db, [id]).get(id) ?? []).map(alertRecord),
+    );
 
-    const idsOf = (sql: string, deviceId: number) => (db.prepare(sql).all(deviceId) as { id: number }[]).map((r) => r.id);
+    const idsOf = (sql: string, deviceId: number) =>
+      (db.prepare(sql).all(deviceId) as { id: number }[]).map((r) => r.id);
     const kinds: { kind: SampleKind; sql: string; log: string }[] = [
-      { kind: 'latency', sql: 'SELECT id FROM latency_trackers WHERE device_id = ?', log: 'latency_samples' },
-      { kind: 'port', sql: 'SELECT id FROM port_trackers WHERE device_id = ?', log: 'port_samples' },
-      { kind: 'oid', sql: "SELECT id FROM oid_trackers WHERE device_id = ? AND kind = 'oid'", log: 'oid_samples' },
-      { kind: 'disk', sql: 'SELECT id FROM disk_trackers WHERE device_id = ?', log: 'disk_samples' },
-      { kind: 'interface', sql: 'SELECT id FROM interface_trackers WHERE device_id = ?', log: 'interface_samples' },
+      {
+        kind: 'latency',
+        sql: 'SELECT id FROM latency_trackers WHERE device_id = ?',
+        log: 'latency_samples',
+      },
+      {
+        kind: 'port',
+        sql: 'SELECT id FROM port_trackers WHERE device_id = ?',
+        log: 'port_samples',
+      },
+      {
+        kind: 'oid',
+        sql: "SELECT id FROM oid_trackers WHERE device_id = ? AND kind = 'oid'",
+        log: 'oid_samples',
+      },
+      {
+        kind: 'disk',
+        sql: 'SELECT id FROM disk_trackers WHERE device_id = ?',
+        log: 'disk_samples',
+      },
+      {
+        kind: 'interface',
+        sql: 'SELECT id FROM interface_trackers WHERE device_id = ?',
+        log: 'interface_samples',
+      },
     ];
-    for (const k of kinds) devices.registerDeviceLogStats(k.log, (deviceId) => this.samples.deviceStats(k.kind, idsOf(k.sql, deviceId)));
+    for (const k of kinds)
+      devices.registerDeviceLogStats(k.log, (deviceId) =>
+        this.samples.deviceStats(k.kind, idsOf(k.sql, deviceId)),
+      );
 
     // Tracker rows' triggers (0005_trackers.sql) remove samples, rollups and alerts with the rows.
     devices.registerDeviceCleanup(
@@ -279,10 +379,19 @@ function round(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
-function fill<R, T>(ids: readonly number[], rows: Map<number, R>, map: (row: R) => T, empty: T): Map<number, T> {
+function fill<R, T>(
+  ids: readonly number[],
+  rows: Map<number, R>,
+  map: (row: R) => T,
+  empty: T,
+): Map<number, T> {
   return new Map(ids.map((id) => [id, rows.has(id) ? map(rows.get(id) as R) : empty]));
 }
 
-function fillMany<R, T>(ids: readonly number[], rows: Map<number, R[]>, map: (row: R) => T): Map<number, T[]> {
+function fillMany<R, T>(
+  ids: readonly number[],
+  rows: Map<number, R[]>,
+  map: (row: R) => T,
+): Map<number, T[]> {
   return new Map(ids.map((id) => [id, (rows.get(id) ?? []).map(map)]));
 }

@@ -17,16 +17,24 @@
  * nothing is left orphaned and nothing fails.
  */
 import type { StorageWriter } from '../../platform/db/storage-writer.js';
-import { DEVICE_REACHABILITY_SQL, deviceReachabilityParams, DISK_READING_SQL, diskReadingParams } from '../devices/index.js';
+import {
+  DEVICE_REACHABILITY_SQL,
+  deviceReachabilityParams,
+  DISK_READING_SQL,
+  diskReadingParams,
+} from '../devices/index.js';
 import { SAMPLE_STATEMENTS, sampleWrites, type Sample } from './samples.repository.js';
 import type { InterfaceCounters } from './snmp.poller.js';
 
 /** The statements of tracker rows and of the devices feature's rows the pollers write. */
 export const TRACKER_STATEMENTS: Readonly<Record<string, string>> = {
-  'trackers.latency.reading': 'UPDATE latency_trackers SET latency = ?, loss = ?, last_polled_at = ?, first_sample_at = coalesce(first_sample_at, ?) WHERE id = ?',
-  'trackers.port.reading': 'UPDATE port_trackers SET state = ?, latency = ?, last_polled_at = ? WHERE id = ?',
+  'trackers.latency.reading':
+    'UPDATE latency_trackers SET latency = ?, loss = ?, last_polled_at = ?, first_sample_at = coalesce(first_sample_at, ?) WHERE id = ?',
+  'trackers.port.reading':
+    'UPDATE port_trackers SET state = ?, latency = ?, last_polled_at = ? WHERE id = ?',
   'trackers.oid.reading': 'UPDATE oid_trackers SET value = ?, last_polled_at = ? WHERE id = ?',
-  'trackers.disk.first-sample': 'UPDATE disk_trackers SET first_sample_at = coalesce(first_sample_at, ?) WHERE id = ?',
+  'trackers.disk.first-sample':
+    'UPDATE disk_trackers SET first_sample_at = coalesce(first_sample_at, ?) WHERE id = ?',
   'trackers.interface.counters':
     'UPDATE interface_trackers SET in_octets = ?, out_octets = ?, counter_bits = ?, counters_at = ?, in_bps = coalesce(?, in_bps), out_bps = coalesce(?, out_bps), oper_status = coalesce(?, oper_status) WHERE id = ?',
   'devices.disk.reading': DISK_READING_SQL,
@@ -35,7 +43,8 @@ export const TRACKER_STATEMENTS: Readonly<Record<string, string>> = {
 
 export class TrackerWrites {
   constructor(private readonly writer: StorageWriter) {
-    for (const [name, sql] of Object.entries({ ...SAMPLE_STATEMENTS, ...TRACKER_STATEMENTS })) writer.define(name, sql);
+    for (const [name, sql] of Object.entries({ ...SAMPLE_STATEMENTS, ...TRACKER_STATEMENTS }))
+      writer.define(name, sql);
   }
 
   sample(sample: Sample): void {
@@ -60,7 +69,12 @@ export class TrackerWrites {
   }
 
   /** Counters are kept as decimal text (Counter64 exceeds 2^53); null rates keep the previous ones. */
-  interfaceCounters(id: number, reading: InterfaceCounters, rates: { inBps: number | null; outBps: number | null }, now: number): void {
+  interfaceCounters(
+    id: number,
+    reading: InterfaceCounters,
+    rates: { inBps: number | null; outBps: number | null },
+    now: number,
+  ): void {
     this.writer.write('trackers.interface.counters', [
       reading.inOctets.toString(),
       reading.outOctets.toString(),

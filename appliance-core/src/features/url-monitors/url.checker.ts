@@ -30,26 +30,55 @@ export interface UrlCheckOptions {
 
 const MAX_BODY = 1_048_576;
 
-export function describeNetworkError(err: NodeJS.ErrnoException, host: string, port: number): string {
+export function describeNetworkError(
+  err: NodeJS.ErrnoException,
+  host: string,
+  port: number,
+): string {
   const code = err.code ?? '';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME' || code === 'EAI_FAIL') return `DNS lookup failed for ${host} (${code})`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME' || code === 'EAI_FAIL')
+    return `DNS lookup failed for ${host} (${code})`;
   if (code === 'ECONNREFUSED') return `Connection refused by ${host}:${port}`;
-  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `Host ${host} is unreachable (${code})`;
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
+    return `Host ${host} is unreachable (${code})`;
   if (code === 'ECONNRESET') return `Connection reset by ${host}:${port}`;
-  if (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS') || code === 'EPROTO' || /SSL|TLS|certificate/i.test(err.message)) return `TLS handshake with ${host}:${port} failed: ${err.message.split('\n')[0]}`;
+  if (
+    code.startsWith('ERR_SSL') ||
+    code.startsWith('ERR_TLS') ||
+    code === 'EPROTO' ||
+    /SSL|TLS|certificate/i.test(err.message)
+  )
+    return `TLS handshake with ${host}:${port} failed: ${err.message.split('\n')[0]}`;
   return `Request to ${host}:${port} failed: ${code || err.message}`;
 }
 
-export function checkUrl(url: string, pattern: string, options: UrlCheckOptions): Promise<UrlCheckResult> {
+export function checkUrl(
+  url: string,
+  pattern: string,
+  options: UrlCheckOptions,
+): Promise<UrlCheckResult> {
   const now = options.now ?? Date.now;
   let target: URL;
   try {
     target = new URL(url);
   } catch {
-    return Promise.resolve({ ok: false, latency: -1, status: null, sslExpiresAt: null, message: 'The URL is not valid' });
+    return Promise.resolve({
+      ok: false,
+      latency: -1,
+      status: null,
+      sslExpiresAt: null,
+      message: 'The URL is not valid',
+    });
   }
   const secure = target.protocol === 'https:';
-  if (!secure && target.protocol !== 'http:') return Promise.resolve({ ok: false, latency: -1, status: null, sslExpiresAt: null, message: 'The URL scheme must be http or https' });
+  if (!secure && target.protocol !== 'http:')
+    return Promise.resolve({
+      ok: false,
+      latency: -1,
+      status: null,
+      sslExpiresAt: null,
+      message: 'The URL scheme must be http or https',
+    });
   const host = target.hostname.replace(/^\[|\]$/g, '');
   const port = Number(target.port || (secure ? 443 : 80));
   const maxBody = options.maxBodyBytes ?? MAX_BODY;
@@ -72,7 +101,9 @@ export function checkUrl(url: string, pattern: string, options: UrlCheckOptions)
       headers: { 'user-agent': 'appliance-url-monitor', accept: '*/*' },
       agent: false,
       ...(options.lookup ? { lookup: options.lookup } : {}),
-      ...(secure ? { rejectUnauthorized: false, servername: /^[0-9.]+$|:/.test(host) ? undefined : host } : {}),
+      ...(secure
+        ? { rejectUnauthorized: false, servername: /^[0-9.]+$|:/.test(host) ? undefined : host }
+        : {}),
     };
     const request = (secure ? https : http).request(target, requestOptions, (response) => {
       const chunks: Buffer[] = [];
@@ -82,15 +113,38 @@ export function checkUrl(url: string, pattern: string, options: UrlCheckOptions)
         chunks.push(chunk);
         size += chunk.length;
       });
-      response.on('error', (err) => finish({ ok: false, latency: -1, status: response.statusCode ?? null, sslExpiresAt, message: describeNetworkError(err, host, port) }));
+      response.on('error', (err) =>
+        finish({
+          ok: false,
+          latency: -1,
+          status: response.statusCode ?? null,
+          sslExpiresAt,
+          message: describeNetworkError(err, host, port),
+        }),
+      );
       response.on('end', () => {
         const latency = elapsed();
         const status = response.statusCode ?? 0;
         const body = Buffer.concat(chunks).subarray(0, maxBody).toString('utf8');
         const base = { latency, status, sslExpiresAt };
-        if (sslExpiresAt !== null && sslExpiresAt < now()) return finish({ ...base, ok: false, message: `TLS certificate expired on ${new Date(sslExpiresAt).toISOString()}` });
-        if (status >= 400) return finish({ ...base, ok: false, message: `HTTP ${status}${response.statusMessage ? ` ${response.statusMessage}` : ''}` });
-        if (!body.includes(pattern)) return finish({ ...base, ok: false, message: `Pattern not found in the response (HTTP ${status})` });
+        if (sslExpiresAt !== null && sslExpiresAt < now())
+          return finish({
+            ...base,
+            ok: false,
+            message: `TLS certificate expired on ${new Date(sslExpiresAt).toISOString()}`,
+          });
+        if (status >= 400)
+          return finish({
+            ...base,
+            ok: false,
+            message: `HTTP ${status}${response.statusMessage ? ` ${response.statusMessage}` : ''}`,
+          });
+        if (!body.includes(pattern))
+          return finish({
+            ...base,
+            ok: false,
+            message: `Pattern not found in the response (HTTP ${status})`,
+          });
         finish({ ...base, ok: true, message: `OK (HTTP ${status})${trustNote}` });
       });
     });
@@ -100,12 +154,31 @@ export function checkUrl(url: string, pattern: string, options: UrlCheckOptions)
           const tls = socket as TLSSocket;
           const cert = tls.getPeerCertificate();
           if (cert && cert.valid_to) sslExpiresAt = Date.parse(cert.valid_to);
-          if (!tls.authorized && tls.authorizationError) trustNote = `; certificate not trusted: ${String(tls.authorizationError)}`;
+          if (!tls.authorized && tls.authorizationError)
+            trustNote = `; certificate not trusted: ${String(tls.authorizationError)}`;
         });
       });
     }
-    request.on('error', (err: NodeJS.ErrnoException) => finish({ ok: false, latency: -1, status: null, sslExpiresAt, message: describeNetworkError(err, host, port) }));
-    const deadline = setTimeout(() => finish({ ok: false, latency: -1, status: null, sslExpiresAt, message: `Timed out after ${options.timeoutMs} ms waiting for ${host}:${port}` }), options.timeoutMs);
+    request.on('error', (err: NodeJS.ErrnoException) =>
+      finish({
+        ok: false,
+        latency: -1,
+        status: null,
+        sslExpiresAt,
+        message: describeNetworkError(err, host, port),
+      }),
+    );
+    const deadline = setTimeout(
+      () =>
+        finish({
+          ok: false,
+          latency: -1,
+          status: null,
+          sslExpiresAt,
+          message: `Timed out after ${options.timeoutMs} ms waiting for ${host}:${port}`,
+        }),
+      options.timeoutMs,
+    );
     request.end();
   });
 }

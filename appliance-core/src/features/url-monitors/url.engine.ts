@@ -25,7 +25,10 @@ export class UrlMonitorEngine {
     private readonly scheduler: Scheduler,
     private readonly options: UrlEngineOptions = {},
   ) {
-    scheduler.defineKind<{ id: number }>('url-check', { concurrency: options.concurrency ?? 16, run: (job) => this.check(job.payload.id) });
+    scheduler.defineKind<{ id: number }>('url-check', {
+      concurrency: options.concurrency ?? 16,
+      run: (job) => this.check(job.payload.id),
+    });
   }
 
   async start(): Promise<void> {
@@ -37,7 +40,12 @@ export class UrlMonitorEngine {
   changed(id: number): void {
     const row = findUrlTracker(this.ctx.db, id);
     if (!row) return this.removed(id);
-    this.scheduler.upsert({ id: `url:${id}`, kind: 'url-check', intervalMs: row.interval * 1000, payload: { id } });
+    this.scheduler.upsert({
+      id: `url:${id}`,
+      kind: 'url-check',
+      intervalMs: row.interval * 1000,
+      payload: { id },
+    });
   }
 
   removed(id: number): void {
@@ -49,7 +57,11 @@ export class UrlMonitorEngine {
     const row = findUrlTracker(this.ctx.db, id);
     if (!row) return this.removed(id);
     const timeoutMs = Math.min(this.options.timeoutMs ?? 10_000, row.interval * 1000);
-    const result = await checkUrl(row.url, row.pattern, { timeoutMs, now: () => this.ctx.clock.now(), ...(this.options.lookup ? { lookup: this.options.lookup } : {}) });
+    const result = await checkUrl(row.url, row.pattern, {
+      timeoutMs,
+      now: () => this.ctx.clock.now(),
+      ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
+    });
     this.checks++;
     recordUrlCheck(this.ctx.db, id, result, this.ctx.clock.now());
   }

@@ -22,39 +22,68 @@ export interface UrlTrackerRow {
   updated_at: number;
 }
 
-export const listUrlTrackers = (db: DB) => db.prepare('SELECT * FROM url_trackers ORDER BY id').all() as UrlTrackerRow[];
-export const findUrlTracker = (db: DB, id: number) => db.prepare('SELECT * FROM url_trackers WHERE id = ?').get(id) as UrlTrackerRow | undefined;
+export const listUrlTrackers = (db: DB) =>
+  db.prepare('SELECT * FROM url_trackers ORDER BY id').all() as UrlTrackerRow[];
+export const findUrlTracker = (db: DB, id: number) =>
+  db.prepare('SELECT * FROM url_trackers WHERE id = ?').get(id) as UrlTrackerRow | undefined;
 
-export function insertUrlTracker(db: DB, t: { url: string; pattern: string; interval: number }, now: number): number {
-  return Number(db.prepare('INSERT INTO url_trackers (url, pattern, interval, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(t.url, t.pattern, t.interval, now, now).lastInsertRowid);
+export function insertUrlTracker(
+  db: DB,
+  t: { url: string; pattern: string; interval: number },
+  now: number,
+): number {
+  return Number(
+    db
+      .prepare(
+        'INSERT INTO url_trackers (url, pattern, interval, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
+      )
+      .run(t.url, t.pattern, t.interval, now, now).lastInsertRowid,
+  );
 }
 
-export function updateUrlTracker(db: DB, id: number, t: { url: string; pattern: string; interval: number }, now: number): void {
-  db.prepare('UPDATE url_trackers SET url = ?, pattern = ?, interval = ?, updated_at = ? WHERE id = ?').run(t.url, t.pattern, t.interval, now, id);
+export function updateUrlTracker(
+  db: DB,
+  id: number,
+  t: { url: string; pattern: string; interval: number },
+  now: number,
+): void {
+  db.prepare(
+    'UPDATE url_trackers SET url = ?, pattern = ?, interval = ?, updated_at = ? WHERE id = ?',
+  ).run(t.url, t.pattern, t.interval, now, id);
 }
 
-export const deleteUrlTracker = (db: DB, id: number) => db.prepare('DELETE FROM url_trackers WHERE id = ?').run(id).changes > 0;
+export const deleteUrlTracker = (db: DB, id: number) =>
+  db.prepare('DELETE FROM url_trackers WHERE id = ?').run(id).changes > 0;
 
 /** Stores a check: the latest reading on the tracker and one history row (one transaction). */
 export function recordUrlCheck(db: DB, id: number, result: UrlCheckResult, now: number): void {
   db.transaction(() => {
     const updated = db
-      .prepare('UPDATE url_trackers SET timestamp = ?, latency = ?, message = ?, status = ?, ssldate = coalesce(?, ssldate), ok = ? WHERE id = ?')
-      .run(Math.floor(now / 1000), result.latency, result.message, result.status, result.sslExpiresAt === null ? null : toSqlDateTime(result.sslExpiresAt), result.ok ? 1 : 0, id);
+      .prepare(
+        'UPDATE url_trackers SET timestamp = ?, latency = ?, message = ?, status = ?, ssldate = coalesce(?, ssldate), ok = ? WHERE id = ?',
+      )
+      .run(
+        Math.floor(now / 1000),
+        result.latency,
+        result.message,
+        result.status,
+        result.sslExpiresAt === null ? null : toSqlDateTime(result.sslExpiresAt),
+        result.ok ? 1 : 0,
+        id,
+      );
     if (updated.changes === 0) return;
-    db.prepare('INSERT OR REPLACE INTO url_samples (tracker_id, ts, ok, latency, http_status, ssl_expires_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-      id,
-      now,
-      result.ok ? 1 : 0,
-      result.latency,
-      result.status,
-      result.sslExpiresAt,
-    );
+    db.prepare(
+      'INSERT OR REPLACE INTO url_samples (tracker_id, ts, ok, latency, http_status, ssl_expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(id, now, result.ok ? 1 : 0, result.latency, result.status, result.sslExpiresAt);
   })();
 }
 
 export function urlSamples(db: DB, id: number, start: number, end: number) {
-  return db.prepare('SELECT ts, ok, latency, http_status, ssl_expires_at FROM url_samples WHERE tracker_id = ? AND ts >= ? AND ts <= ? ORDER BY ts').all(id, start, end) as {
+  return db
+    .prepare(
+      'SELECT ts, ok, latency, http_status, ssl_expires_at FROM url_samples WHERE tracker_id = ? AND ts >= ? AND ts <= ? ORDER BY ts',
+    )
+    .all(id, start, end) as {
     ts: number;
     ok: number;
     latency: number;

@@ -11,7 +11,16 @@ import { allOf } from '../../platform/http/identity.js';
 import { legacy200, responses } from '../../platform/http/schemas.js';
 import { DAY_MS, HOUR_MS, toIso, toSqlDateTime } from '../../platform/time/time.js';
 import type { UrlMonitorEngine } from './url.engine.js';
-import { deleteUrlTracker, findUrlTracker, insertUrlTracker, listUrlTrackers, updateUrlTracker, URL_DEFAULT_INTERVAL, urlRecord, urlSamples } from './url.repository.js';
+import {
+  deleteUrlTracker,
+  findUrlTracker,
+  insertUrlTracker,
+  listUrlTrackers,
+  updateUrlTracker,
+  URL_DEFAULT_INTERVAL,
+  urlRecord,
+  urlSamples,
+} from './url.repository.js';
 
 const TAGS = ['url-monitors'];
 const LEGACY: RouteErrors = { validation: 'legacy', failure: 'legacy' };
@@ -29,7 +38,16 @@ const SaveUrlBody = Type.Object({
   ),
 });
 const DeleteUrlBody = Type.Object({ id: Type.Optional(Type.Unknown()) });
-const ReportQuery = Type.Object({ hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 720, default: 24, description: 'report window in hours (default 24, at most 720)' })) });
+const ReportQuery = Type.Object({
+  hours: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 720,
+      default: 24,
+      description: 'report window in hours (default 24, at most 720)',
+    }),
+  ),
+});
 
 export interface UrlRoutesDeps {
   engine: Pick<UrlMonitorEngine, 'changed' | 'removed'>;
@@ -46,13 +64,26 @@ export function percentile(sorted: readonly number[], p: number): number | null 
   return sorted[rank] as number;
 }
 
-export async function urlMonitorsRoutes(app: App, ctx: CoreContext, deps: UrlRoutesDeps): Promise<void> {
+export async function urlMonitorsRoutes(
+  app: App,
+  ctx: CoreContext,
+  deps: UrlRoutesDeps,
+): Promise<void> {
   const { db, clock } = ctx;
 
   // spec: part2 > URL monitoring > GET /api/getUrls
   app.get(
     '/api/getUrls',
-    { config, schema: { tags: TAGS, summary: 'URL trackers', response: responses(LEGACY, { 200: legacy200(Type.Object({ status: Type.Literal(201), data: Rows })) }) } },
+    {
+      config,
+      schema: {
+        tags: TAGS,
+        summary: 'URL trackers',
+        response: responses(LEGACY, {
+          200: legacy200(Type.Object({ status: Type.Literal(201), data: Rows })),
+        }),
+      },
+    },
     async () => ({ status: 201 as const, data: listUrlTrackers(db).map(urlRecord) }),
   );
 
@@ -65,7 +96,19 @@ export async function urlMonitorsRoutes(app: App, ctx: CoreContext, deps: UrlRou
         tags: TAGS,
         summary: 'Create or update (with `newtracker.id`) a URL tracker',
         body: SaveUrlBody,
-        response: responses(LEGACY, { 200: legacy200(Type.Object({ status: Type.Literal(201), message: Type.Object({ id: Type.Integer(), url: Type.String(), pattern: Type.String(), interval: Type.Integer() }) })) }),
+        response: responses(LEGACY, {
+          200: legacy200(
+            Type.Object({
+              status: Type.Literal(201),
+              message: Type.Object({
+                id: Type.Integer(),
+                url: Type.String(),
+                pattern: Type.String(),
+                interval: Type.Integer(),
+              }),
+            }),
+          ),
+        }),
       },
     },
     async (request) => {
@@ -73,21 +116,28 @@ export async function urlMonitorsRoutes(app: App, ctx: CoreContext, deps: UrlRou
       const url = typeof tracker.url === 'string' ? tracker.url.trim() : '';
       const pattern = typeof tracker.pattern === 'string' ? tracker.pattern : '';
       if (!url || !pattern) throw failure(422, 'Pattern and URL required');
-      if (url.length > 2048 || pattern.length > 1024) throw failure(422, 'The URL must be at most 2048 characters and the pattern at most 1024');
+      if (url.length > 2048 || pattern.length > 1024)
+        throw failure(422, 'The URL must be at most 2048 characters and the pattern at most 1024');
       let parsed: URL;
       try {
         parsed = new URL(url);
       } catch {
         throw failure(422, 'The URL is not valid');
       }
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw failure(422, 'The URL scheme must be http or https');
-      const interval = tracker.interval === undefined || tracker.interval === null || tracker.interval === '' ? URL_DEFAULT_INTERVAL : positiveInt(tracker.interval);
-      if (interval === null || interval > 2_592_000) throw failure(422, 'The interval must be a whole number of seconds from 1 to 2592000');
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        throw failure(422, 'The URL scheme must be http or https');
+      const interval =
+        tracker.interval === undefined || tracker.interval === null || tracker.interval === ''
+          ? URL_DEFAULT_INTERVAL
+          : positiveInt(tracker.interval);
+      if (interval === null || interval > 2_592_000)
+        throw failure(422, 'The interval must be a whole number of seconds from 1 to 2592000');
       const now = clock.now();
       let id: number;
       if (tracker.id !== undefined && tracker.id !== null && tracker.id !== '') {
         const existing = positiveInt(tracker.id);
-        if (existing === null || !findUrlTracker(db, existing)) throw failure(404, 'URL tracker not found');
+        if (existing === null || !findUrlTracker(db, existing))
+          throw failure(404, 'URL tracker not found');
         id = existing;
         updateUrlTracker(db, id, { url, pattern, interval }, now);
       } else {
@@ -101,7 +151,17 @@ export async function urlMonitorsRoutes(app: App, ctx: CoreContext, deps: UrlRou
   // spec: part2 > URL monitoring > POST /api/deleteUrl
   app.post(
     '/api/deleteUrl',
-    { config, schema: { tags: TAGS, summary: 'Delete a URL tracker and its history', body: DeleteUrlBody, response: responses(LEGACY, { 200: legacy200(Type.Object({ status: Type.Literal(200), message: Type.String() })) }) } },
+    {
+      config,
+      schema: {
+        tags: TAGS,
+        summary: 'Delete a URL tracker and its history',
+        body: DeleteUrlBody,
+        response: responses(LEGACY, {
+          200: legacy200(Type.Object({ status: Type.Literal(200), message: Type.String() })),
+        }),
+      },
+    },
     async (request) => {
       const id = positiveInt(request.body.id);
       if (id === null) throw failure(422, 'The id field is required');
@@ -116,9 +176,25 @@ export async function urlMonitorsRoutes(app: App, ctx: CoreContext, deps: UrlRou
     '/api/getAllUrls',
     {
       config,
-      schema: { tags: TAGS, summary: 'URL tracker rows', response: responses(LEGACY, { 200: legacy200(Type.Object({ status: Type.Literal(201), hasError: Type.Literal(false), message: Type.Object({ data: Rows }) })) }) },
+      schema: {
+        tags: TAGS,
+        summary: 'URL tracker rows',
+        response: responses(LEGACY, {
+          200: legacy200(
+            Type.Object({
+              status: Type.Literal(201),
+              hasError: Type.Literal(false),
+              message: Type.Object({ data: Rows }),
+            }),
+          ),
+        }),
+      },
     },
-    async () => ({ status: 201 as const, hasError: false as const, message: { data: listUrlTrackers(db).map(urlRecord) } }),
+    async () => ({
+      status: 201 as const,
+      hasError: false as const,
+      message: { data: listUrlTrackers(db).map(urlRecord) },
+    }),
   );
 
   // designed: part2 > URL monitoring > GET /api/urlTracker (the report the spec marks "not shown")
@@ -128,12 +204,20 @@ export async function urlMonitorsRoutes(app: App, ctx: CoreContext, deps: UrlRou
       config,
       schema: {
         tags: TAGS,
-        summary: 'URL tracker report: availability, latency percentiles and certificate expiry per URL over a window',
+        summary:
+          'URL tracker report: availability, latency percentiles and certificate expiry per URL over a window',
         description:
           '`hours` (1 to 720, default 24) back from now. Per URL: `checks`, `failures`, `availability` (% of checks that passed, null without checks), `latency` `{avg, p50, p95, p99}` in ms over answered checks, the last check (`last_checked_at`, `last_status`, `last_message`), `ssldate` and `ssl_days_left` (negative once expired; null for http).',
         querystring: ReportQuery,
         response: responses(LEGACY, {
-          200: legacy200(Type.Object({ status: Type.Literal(200), hasError: Type.Literal(false), window: Type.Object({ start_time: Type.String(), end_time: Type.String() }), data: Rows })),
+          200: legacy200(
+            Type.Object({
+              status: Type.Literal(200),
+              hasError: Type.Literal(false),
+              window: Type.Object({ start_time: Type.String(), end_time: Type.String() }),
+              data: Rows,
+            }),
+          ),
         }),
       },
     },
@@ -142,9 +226,14 @@ export async function urlMonitorsRoutes(app: App, ctx: CoreContext, deps: UrlRou
       const start = end - (request.query.hours ?? 24) * HOUR_MS;
       const data = listUrlTrackers(db).map((row) => {
         const checks = urlSamples(db, row.id, start, end);
-        const answered = checks.filter((c) => c.latency >= 0).map((c) => c.latency).sort((a, b) => a - b);
+        const answered = checks
+          .filter((c) => c.latency >= 0)
+          .map((c) => c.latency)
+          .sort((a, b) => a - b);
         const passed = checks.filter((c) => c.ok === 1).length;
-        const expiry = [...checks].reverse().find((c) => c.ssl_expires_at !== null)?.ssl_expires_at ?? (row.ssldate ? Date.parse(`${row.ssldate.replace(' ', 'T')}Z`) : null);
+        const expiry =
+          [...checks].reverse().find((c) => c.ssl_expires_at !== null)?.ssl_expires_at ??
+          (row.ssldate ? Date.parse(`${row.ssldate.replace(' ', 'T')}Z`) : null);
         const round = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
         return {
           id: row.id,
@@ -154,7 +243,9 @@ export async function urlMonitorsRoutes(app: App, ctx: CoreContext, deps: UrlRou
           failures: checks.length - passed,
           availability: checks.length ? Math.round((passed / checks.length) * 10000) / 100 : null,
           latency: {
-            avg: round(answered.length ? answered.reduce((a, b) => a + b, 0) / answered.length : null),
+            avg: round(
+              answered.length ? answered.reduce((a, b) => a + b, 0) / answered.length : null,
+            ),
             p50: round(percentile(answered, 50)),
             p95: round(percentile(answered, 95)),
             p99: round(percentile(answered, 99)),
@@ -166,7 +257,12 @@ export async function urlMonitorsRoutes(app: App, ctx: CoreContext, deps: UrlRou
           ssl_days_left: expiry === null ? null : Math.floor((expiry - end) / DAY_MS),
         };
       });
-      return { status: 200 as const, hasError: false as const, window: { start_time: toIso(start), end_time: toIso(end) }, data };
+      return {
+        status: 200 as const,
+        hasError: false as const,
+        window: { start_time: toIso(start), end_time: toIso(end) },
+        data,
+      };
     },
   );
 }

@@ -40,7 +40,9 @@ export function findUserById(db: DB, id: number): UserRow | undefined {
 
 /** Sign-in accepts a username or an email address (case-insensitive). */
 export function findUserByLogin(db: DB, login: string): UserRow | undefined {
-  return db.prepare('SELECT * FROM users WHERE username = @login OR email = @login ORDER BY id LIMIT 1').get({ login }) as UserRow | undefined;
+  return db
+    .prepare('SELECT * FROM users WHERE username = @login OR email = @login ORDER BY id LIMIT 1')
+    .get({ login }) as UserRow | undefined;
 }
 
 export function userExists(db: DB, id: number): boolean {
@@ -54,11 +56,16 @@ export function listUsers(db: DB, onlyId?: number): UserRow[] {
 }
 
 export function emailTaken(db: DB, email: string, exceptId = 0): boolean {
-  return db.prepare('SELECT 1 FROM users WHERE email = ? AND id <> ?').get(email, exceptId) !== undefined;
+  return (
+    db.prepare('SELECT 1 FROM users WHERE email = ? AND id <> ?').get(email, exceptId) !== undefined
+  );
 }
 
 export function usernameTaken(db: DB, username: string, exceptId = 0): boolean {
-  return db.prepare('SELECT 1 FROM users WHERE username = ? AND id <> ?').get(username, exceptId) !== undefined;
+  return (
+    db.prepare('SELECT 1 FROM users WHERE username = ? AND id <> ?').get(username, exceptId) !==
+    undefined
+  );
 }
 
 export interface NewUser {
@@ -77,19 +84,42 @@ export function insertUser(db: DB, user: NewUser, now: number): number {
       `INSERT INTO users (id, first_name, last_name, email, username, password_hash, auth_source, active, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
     )
-    .run(user.id ?? null, user.first_name, user.last_name, user.email, user.username, user.password_hash, user.auth_source ?? 'local', now, now);
+    .run(
+      user.id ?? null,
+      user.first_name,
+      user.last_name,
+      user.email,
+      user.username,
+      user.password_hash,
+      user.auth_source ?? 'local',
+      now,
+      now,
+    );
   return Number(result.lastInsertRowid);
 }
 
-export type UserChanges = Partial<Pick<UserRow, 'first_name' | 'last_name' | 'email' | 'username' | 'password_hash' | 'active'>>;
+export type UserChanges = Partial<
+  Pick<UserRow, 'first_name' | 'last_name' | 'email' | 'username' | 'password_hash' | 'active'>
+>;
 
-const CHANGEABLE = ['first_name', 'last_name', 'email', 'username', 'password_hash', 'active'] as const;
+const CHANGEABLE = [
+  'first_name',
+  'last_name',
+  'email',
+  'username',
+  'password_hash',
+  'active',
+] as const;
 
 export function updateUser(db: DB, id: number, changes: UserChanges, now: number): void {
   const columns = CHANGEABLE.filter((c) => changes[c] !== undefined);
   const sets = columns.map((c) => `${c} = @${c}`);
   sets.push('updated_at = @now', 'access_version = access_version + 1');
-  db.prepare(`UPDATE users SET ${sets.join(', ')} WHERE id = @id`).run({ ...pick(changes, columns), now, id });
+  db.prepare(`UPDATE users SET ${sets.join(', ')} WHERE id = @id`).run({
+    ...pick(changes, columns),
+    now,
+    id,
+  });
 }
 
 function pick(changes: UserChanges, columns: readonly string[]): Record<string, unknown> {
@@ -122,13 +152,24 @@ export function permissionSlugsOf(db: DB, userId: number): string[] {
 }
 
 export function permissionsBySlug(db: DB, slugs: readonly string[]): PermissionRow[] {
-  return db.prepare('SELECT id, slug, name FROM permissions WHERE slug IN (SELECT value FROM json_each(?))').all(JSON.stringify(slugs)) as PermissionRow[];
+  return db
+    .prepare(
+      'SELECT id, slug, name FROM permissions WHERE slug IN (SELECT value FROM json_each(?))',
+    )
+    .all(JSON.stringify(slugs)) as PermissionRow[];
 }
 
 /** Replaces the user's permissions of one source (local or ldap); the other source is untouched. */
-export function replacePermissions(db: DB, userId: number, permissionIds: readonly number[], source: 'local' | 'ldap' = 'local'): void {
+export function replacePermissions(
+  db: DB,
+  userId: number,
+  permissionIds: readonly number[],
+  source: 'local' | 'ldap' = 'local',
+): void {
   db.prepare('DELETE FROM user_permissions WHERE user_id = ? AND source = ?').run(userId, source);
-  const insert = db.prepare('INSERT OR IGNORE INTO user_permissions (user_id, permission_id, source) VALUES (?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT OR IGNORE INTO user_permissions (user_id, permission_id, source) VALUES (?, ?, ?)',
+  );
   for (const id of permissionIds) insert.run(userId, id, source);
   bumpAccessVersion(db, userId);
 }
@@ -146,13 +187,22 @@ export function tagsOf(db: DB, userId: number): TagRef[] {
 
 export function deviceTagsBySlug(db: DB, slugs: readonly string[]): TagRef[] {
   return db
-    .prepare(`SELECT id, slug FROM tags WHERE type = 'device' AND slug IN (SELECT value FROM json_each(?))`)
+    .prepare(
+      `SELECT id, slug FROM tags WHERE type = 'device' AND slug IN (SELECT value FROM json_each(?))`,
+    )
     .all(JSON.stringify(slugs)) as TagRef[];
 }
 
-export function replaceTags(db: DB, userId: number, tagIds: readonly number[], source: 'local' | 'ldap' = 'local'): void {
+export function replaceTags(
+  db: DB,
+  userId: number,
+  tagIds: readonly number[],
+  source: 'local' | 'ldap' = 'local',
+): void {
   db.prepare('DELETE FROM user_tags WHERE user_id = ? AND source = ?').run(userId, source);
-  const insert = db.prepare('INSERT OR IGNORE INTO user_tags (user_id, tag_id, source) VALUES (?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT OR IGNORE INTO user_tags (user_id, tag_id, source) VALUES (?, ?, ?)',
+  );
   for (const id of tagIds) insert.run(userId, id, source);
   bumpAccessVersion(db, userId);
 }
@@ -160,7 +210,9 @@ export function replaceTags(db: DB, userId: number, tagIds: readonly number[], s
 // --- MFA ---------------------------------------------------------------------------------
 
 export function stageTotpSecret(db: DB, userId: number, sealedSecret: string, now: number): void {
-  db.prepare('UPDATE users SET totp_pending_secret = ?, updated_at = ?, access_version = access_version + 1 WHERE id = ?').run(sealedSecret, now, userId);
+  db.prepare(
+    'UPDATE users SET totp_pending_secret = ?, updated_at = ?, access_version = access_version + 1 WHERE id = ?',
+  ).run(sealedSecret, now, userId);
 }
 
 export function enableStagedTotp(db: DB, userId: number, step: number, now: number): void {
@@ -179,5 +231,9 @@ export function disableTotp(db: DB, userId: number, now: number): void {
 
 /** Records the step of an accepted code; false when a concurrent request used it first. */
 export function consumeTotpStep(db: DB, userId: number, step: number): boolean {
-  return db.prepare('UPDATE users SET totp_last_step = ? WHERE id = ? AND totp_last_step < ?').run(step, userId, step).changes === 1;
+  return (
+    db
+      .prepare('UPDATE users SET totp_last_step = ? WHERE id = ? AND totp_last_step < ?')
+      .run(step, userId, step).changes === 1
+  );
 }

@@ -1,7 +1,13 @@
 import type { CoreContext } from '../../platform/context.js';
 import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
-import { allOf, authenticated, isSuperAdmin, SUPER_ADMIN, type Identity } from '../../platform/http/identity.js';
+import {
+  allOf,
+  authenticated,
+  isSuperAdmin,
+  SUPER_ADMIN,
+  type Identity,
+} from '../../platform/http/identity.js';
 import { identityOf } from '../../platform/http/route-config.js';
 import { legacy200, responses, StatusMessageBody } from '../../platform/http/schemas.js';
 import { hashPassword, passwordPolicyProblem } from '../../platform/security/password.js';
@@ -67,20 +73,31 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     tags: tagsOf(db, row.id).map((t) => t.slug),
   });
 
-  const holdsSuperAdmin = (userId: number) => userId === SUPER_ADMIN_USER_ID || permissionSlugsOf(db, userId).includes(SUPER_ADMIN);
+  const holdsSuperAdmin = (userId: number) =>
+    userId === SUPER_ADMIN_USER_ID || permissionSlugsOf(db, userId).includes(SUPER_ADMIN);
 
   // spec: part1 > Users, MFA, permissions > getUsers
   app.get(
     '/api/getUsers',
     {
       config: { access: authenticated, errors: LEGACY },
-      schema: { tags: TAGS, summary: 'List users (all for users/sa holders, otherwise only yourself)', response: responses(LEGACY, { 200: legacy200(UsersList) }) },
+      schema: {
+        tags: TAGS,
+        summary: 'List users (all for users/sa holders, otherwise only yourself)',
+        response: responses(LEGACY, { 200: legacy200(UsersList) }),
+      },
     },
     async (request) => {
       const identity = identityOf(request);
       const all = isSuperAdmin(identity) || identity.permissions.has('users');
       const rows = listUsers(db, all ? undefined : identity.user.id);
-      return { status: 201 as const, hasError: false as const, users: rows.map(toRecord), self_only: !all, caller_id: identity.user.id };
+      return {
+        status: 201 as const,
+        hasError: false as const,
+        users: rows.map(toRecord),
+        self_only: !all,
+        caller_id: identity.user.id,
+      };
     },
   );
 
@@ -89,12 +106,18 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     '/api/createUser',
     {
       config: { access: allOf('users'), errors: LEGACY },
-      schema: { tags: TAGS, summary: 'Create a local user (active)', body: CreateUserBody, response: responses(LEGACY, { 200: legacy200(LegacyCreated) }) },
+      schema: {
+        tags: TAGS,
+        summary: 'Create a local user (active)',
+        body: CreateUserBody,
+        response: responses(LEGACY, { 200: legacy200(LegacyCreated) }),
+      },
     },
     async (request) => {
       const body = request.body;
       if (emailTaken(db, body.email)) throw failure(200, 'The email has already been taken.');
-      if (usernameTaken(db, body.username)) throw failure(200, 'The username has already been taken.');
+      if (usernameTaken(db, body.username))
+        throw failure(200, 'The username has already been taken.');
       const policy = passwordPolicyProblem(body.password);
       if (policy) throw failure(200, policy);
       const passwordHash = await hashPassword(body.password);
@@ -102,8 +125,19 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
       db.transaction(() => {
         // Re-checked inside the transaction: the hash above yields the event loop.
         if (emailTaken(db, body.email)) throw failure(200, 'The email has already been taken.');
-        if (usernameTaken(db, body.username)) throw failure(200, 'The username has already been taken.');
-        insertUser(db, { first_name: body.first_name, last_name: body.last_name, email: body.email, username: body.username, password_hash: passwordHash }, now);
+        if (usernameTaken(db, body.username))
+          throw failure(200, 'The username has already been taken.');
+        insertUser(
+          db,
+          {
+            first_name: body.first_name,
+            last_name: body.last_name,
+            email: body.email,
+            username: body.username,
+            password_hash: passwordHash,
+          },
+          now,
+        );
       })();
       return { status: 201 as const };
     },
@@ -114,7 +148,12 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     '/api/saveUser',
     {
       config: { access: allOf('users'), errors: LEGACY },
-      schema: { tags: TAGS, summary: 'Update a user (only present fields change)', body: SaveUserBody, response: responses(LEGACY, { 200: legacy200(LegacyCreated) }) },
+      schema: {
+        tags: TAGS,
+        summary: 'Update a user (only present fields change)',
+        body: SaveUserBody,
+        response: responses(LEGACY, { 200: legacy200(LegacyCreated) }),
+      },
     },
     async (request) => {
       const body = request.body;
@@ -122,19 +161,28 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
       const user = findUserById(db, body.user);
       if (!user) throw failure(200, 'User not found');
       // A `users` holder without sa must not take over an sa account (password, email, active, sa itself).
-      if (!isSuperAdmin(caller) && holdsSuperAdmin(user.id)) throw failure(200, 'Only a super-admin can modify a super-admin account.');
+      if (!isSuperAdmin(caller) && holdsSuperAdmin(user.id))
+        throw failure(200, 'Only a super-admin can modify a super-admin account.');
       if (user.id === SUPER_ADMIN_USER_ID) {
-        if (body.username !== undefined && body.username.toLowerCase() !== user.username.toLowerCase()) {
+        if (
+          body.username !== undefined &&
+          body.username.toLowerCase() !== user.username.toLowerCase()
+        ) {
           throw failure(200, 'The username of the super-admin account cannot be changed.');
         }
-        if (body.active === false) throw failure(200, 'The super-admin account cannot be deactivated.');
-        if (body.permissions && !body.permissions.includes('sa')) throw failure(200, 'The super-admin account must keep the sa permission.');
+        if (body.active === false)
+          throw failure(200, 'The super-admin account cannot be deactivated.');
+        if (body.permissions && !body.permissions.includes('sa'))
+          throw failure(200, 'The super-admin account must keep the sa permission.');
       }
-      if (body.email !== undefined && emailTaken(db, body.email, user.id)) throw failure(200, 'The email has already been taken.');
-      if (body.username !== undefined && usernameTaken(db, body.username, user.id)) throw failure(200, 'The username has already been taken.');
+      if (body.email !== undefined && emailTaken(db, body.email, user.id))
+        throw failure(200, 'The email has already been taken.');
+      if (body.username !== undefined && usernameTaken(db, body.username, user.id))
+        throw failure(200, 'The username has already been taken.');
       let passwordHash: string | undefined;
       if (body.password !== undefined) {
-        if (user.auth_source === 'ldap') throw failure(200, 'The password of a directory (LDAP) user cannot be changed here.');
+        if (user.auth_source === 'ldap')
+          throw failure(200, 'The password of a directory (LDAP) user cannot be changed here.');
         const policy = passwordPolicyProblem(body.password);
         if (policy) throw failure(200, policy);
         passwordHash = await hashPassword(body.password);
@@ -145,7 +193,8 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
         const found = permissionsBySlug(db, wanted);
         const unknown = wanted.filter((slug) => !found.some((p) => p.slug === slug));
         if (unknown.length > 0) throw failure(200, `Unknown permission: ${unknown.join(', ')}`);
-        if (!isSuperAdmin(caller) && found.some((p) => p.slug === 'sa')) throw failure(200, 'Only a super-admin can grant the sa permission.');
+        if (!isSuperAdmin(caller) && found.some((p) => p.slug === 'sa'))
+          throw failure(200, 'Only a super-admin can grant the sa permission.');
         permissionIds = found.map((p) => p.id);
       }
       let tagIds: number[] | undefined;
@@ -160,13 +209,17 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
       if (body.first_name !== undefined) changes.first_name = body.first_name;
       if (body.last_name !== undefined) changes.last_name = body.last_name;
       if (body.email !== undefined) changes.email = body.email;
-      if (body.username !== undefined && user.id !== SUPER_ADMIN_USER_ID) changes.username = body.username;
-      if (body.active !== undefined && user.id !== SUPER_ADMIN_USER_ID) changes.active = body.active ? 1 : 0;
+      if (body.username !== undefined && user.id !== SUPER_ADMIN_USER_ID)
+        changes.username = body.username;
+      if (body.active !== undefined && user.id !== SUPER_ADMIN_USER_ID)
+        changes.active = body.active ? 1 : 0;
       if (passwordHash !== undefined) changes.password_hash = passwordHash;
       const now = clock.now();
       db.transaction(() => {
-        if (changes.email !== undefined && emailTaken(db, changes.email, user.id)) throw failure(200, 'The email has already been taken.');
-        if (changes.username !== undefined && usernameTaken(db, changes.username, user.id)) throw failure(200, 'The username has already been taken.');
+        if (changes.email !== undefined && emailTaken(db, changes.email, user.id))
+          throw failure(200, 'The email has already been taken.');
+        if (changes.username !== undefined && usernameTaken(db, changes.username, user.id))
+          throw failure(200, 'The username has already been taken.');
         updateUser(db, user.id, changes, now);
         if (permissionIds) replacePermissions(db, user.id, permissionIds, 'local');
         if (tagIds) replaceTags(db, user.id, tagIds, 'local');
@@ -177,30 +230,55 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
   );
 
   // spec: part1 > Users, MFA, permissions > deleteUser
-  const deleteErrors: RouteErrors = { validation: 'statusMessage', validationStatus: 200, failure: 'statusMessage' };
+  const deleteErrors: RouteErrors = {
+    validation: 'statusMessage',
+    validationStatus: 200,
+    failure: 'statusMessage',
+  };
   app.post(
     '/api/deleteUser',
     {
       config: { access: allOf('users'), errors: deleteErrors },
-      schema: { tags: TAGS, summary: 'Delete a user and their tokens', body: UserIdBody, response: responses(deleteErrors, { 200: { anyOf: [LegacyCreated, DeleteFailure] } as never }) },
+      schema: {
+        tags: TAGS,
+        summary: 'Delete a user and their tokens',
+        body: UserIdBody,
+        response: responses(deleteErrors, {
+          200: { anyOf: [LegacyCreated, DeleteFailure] } as never,
+        }),
+      },
     },
     async (request) => {
       const target = request.body.user;
-      if (target === SUPER_ADMIN_USER_ID) throw failure(200, 'The super-admin account cannot be deleted.');
+      if (target === SUPER_ADMIN_USER_ID)
+        throw failure(200, 'The super-admin account cannot be deleted.');
       const caller = identityOf(request);
       if (target === caller.user.id) throw failure(200, 'You cannot delete your own account.');
-      if (!isSuperAdmin(caller) && holdsSuperAdmin(target)) throw failure(200, 'Only a super-admin can delete a super-admin account.');
+      if (!isSuperAdmin(caller) && holdsSuperAdmin(target))
+        throw failure(200, 'Only a super-admin can delete a super-admin account.');
       if (!deleteUser(db, target)) throw failure(200, 'User not found');
       return { status: 201 as const };
     },
   );
 
   // spec: part1 > Users, MFA, permissions > generateMfa, confirmMfa, disableMfa
-  const mfaErrors: RouteErrors = { validation: 'statusMessage', validationStatus: 400, failure: 'statusMessage', internal: 'MFA could not be updated' };
+  const mfaErrors: RouteErrors = {
+    validation: 'statusMessage',
+    validationStatus: 400,
+    failure: 'statusMessage',
+    internal: 'MFA could not be updated',
+  };
   const mfaResponses = (ok: object) =>
-    responses(mfaErrors, { 200: ok as never, 400: StatusMessageBody, 403: StatusMessageBody, 404: StatusMessageBody, 500: StatusMessageBody });
+    responses(mfaErrors, {
+      200: ok as never,
+      400: StatusMessageBody,
+      403: StatusMessageBody,
+      404: StatusMessageBody,
+      500: StatusMessageBody,
+    });
   const mfaTarget = (caller: Identity, userId: number): UserRow => {
-    if (userId !== caller.user.id && !isSuperAdmin(caller)) throw failure(403, 'Not authorized to modify this user');
+    if (userId !== caller.user.id && !isSuperAdmin(caller))
+      throw failure(403, 'Not authorized to modify this user');
     const user = findUserById(db, userId);
     if (!user) throw failure(404, 'User not found');
     return user;
@@ -210,7 +288,12 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     '/api/generateMfa',
     {
       config: { access: allOf('users'), errors: mfaErrors },
-      schema: { tags: TAGS, summary: 'Stage a new TOTP secret (MFA stays as it is until confirmed)', body: MfaUserBody, response: mfaResponses(MfaGenerated) },
+      schema: {
+        tags: TAGS,
+        summary: 'Stage a new TOTP secret (MFA stays as it is until confirmed)',
+        body: MfaUserBody,
+        response: mfaResponses(MfaGenerated),
+      },
     },
     async (request) => {
       const user = mfaTarget(identityOf(request), request.body.userId);
@@ -218,7 +301,8 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
       stageTotpSecret(db, user.id, secrets.seal(secret), clock.now());
       return {
         status: true as const,
-        message: 'MFA secret generated: confirm it with a code from your authenticator to enable MFA.',
+        message:
+          'MFA secret generated: confirm it with a code from your authenticator to enable MFA.',
         mfaKey: secret,
         hostname: ctx.hostname(),
         username: user.username,
@@ -231,13 +315,19 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     '/api/confirmMfa',
     {
       config: { access: allOf('users'), errors: mfaErrors },
-      schema: { tags: TAGS, summary: 'Enable MFA with a code from the staged secret', body: ConfirmMfaBody, response: mfaResponses(MfaResult) },
+      schema: {
+        tags: TAGS,
+        summary: 'Enable MFA with a code from the staged secret',
+        body: ConfirmMfaBody,
+        response: mfaResponses(MfaResult),
+      },
     },
     async (request) => {
       const user = mfaTarget(identityOf(request), request.body.userId);
       const code = request.body.code.trim();
       if (code === '') throw failure(400, 'The code field is required.');
-      if (!user.totp_pending_secret) throw failure(400, 'No MFA secret is staged: generate one first.');
+      if (!user.totp_pending_secret)
+        throw failure(400, 'No MFA secret is staged: generate one first.');
       const step = verifyTotp(secrets.open(user.totp_pending_secret), code, 0, clock.now());
       if (step === null) throw failure(400, 'The code does not match the staged secret.');
       enableStagedTotp(db, user.id, step, clock.now());
@@ -249,7 +339,12 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     '/api/disableMfa',
     {
       config: { access: allOf('users'), errors: mfaErrors },
-      schema: { tags: TAGS, summary: 'Disable MFA and clear its secret', body: MfaUserBody, response: mfaResponses(MfaResult) },
+      schema: {
+        tags: TAGS,
+        summary: 'Disable MFA and clear its secret',
+        body: MfaUserBody,
+        response: mfaResponses(MfaResult),
+      },
     },
     async (request) => {
       const user = mfaTarget(identityOf(request), request.body.userId);
@@ -263,8 +358,16 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     '/api/getPermissions',
     {
       config: { access: authenticated, errors: LEGACY },
-      schema: { tags: TAGS, summary: 'The permission catalogue', response: responses(LEGACY, { 200: legacy200(PermissionsList) }) },
+      schema: {
+        tags: TAGS,
+        summary: 'The permission catalogue',
+        response: responses(LEGACY, { 200: legacy200(PermissionsList) }),
+      },
     },
-    async () => ({ status: 201 as const, hasError: false as const, permissions: listPermissions(db) }),
+    async () => ({
+      status: 201 as const,
+      hasError: false as const,
+      permissions: listPermissions(db),
+    }),
   );
 }

@@ -42,15 +42,27 @@ export const SaveUserBody = Type.Object({
   email: Type.Optional(Email),
   username: Type.Optional(Name),
   active: Type.Optional(Type.Boolean()),
-  tags: Type.Optional(Type.Union([Type.Array(Type.Object({ value: Type.String({ minLength: 1, maxLength: 255 }) }), { maxItems: 1000 }), Type.Null()])),
+  tags: Type.Optional(
+    Type.Union([
+      Type.Array(Type.Object({ value: Type.String({ minLength: 1, maxLength: 255 }) }), {
+        maxItems: 1000,
+      }),
+      Type.Null(),
+    ]),
+  ),
   password: Type.Optional(Password),
-  permissions: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 })),
+  permissions: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 }),
+  ),
 });
 export type SaveUserBody = Static<typeof SaveUserBody>;
 
 export const UserIdBody = Type.Object({ user: Type.Integer({ minimum: 1 }) });
 export const MfaUserBody = Type.Object({ userId: Type.Integer({ minimum: 1 }) });
-export const ConfirmMfaBody = Type.Object({ userId: Type.Integer({ minimum: 1 }), code: Type.String({ minLength: 1, maxLength: 16 }) });
+export const ConfirmMfaBody = Type.Object({
+  userId: Type.Integer({ minimum: 1 }),
+  code: Type.String({ minLength: 1, maxLength: 16 }),
+});
 
 export const LegacyCreated = Type.Object({ status: Type.Literal(201) });
 export const DeleteFailure = Type.Object({ status: Type.Literal(false), message: Type.String() });
@@ -68,5 +80,7 @@ export const MfaResult = Type.Object({ status: Type.Literal(true), message: Type
 export const PermissionsList = Type.Object({
   status: Type.Literal(201),
   hasError: Type.Literal(false),
-  permissions: Type.Array(Type.Object({ id: Type.Integer(), slug: Type.String(), name: Type.String() })),
+  permissions: Type.Array(
+    Type.Object({ id: Type.Integer(), slug: Type.String(), name: Type.String() }),
+  ),
 });

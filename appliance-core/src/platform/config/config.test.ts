@@ -17,14 +17,37 @@ describe('loadConfig', () => {
   });
 
   it('reads environment variables and lets equal CLI flags win', () => {
-    const env = { APPLIANCE_DATA_DIR: '/var/lib/a', APPLIANCE_HTTPS_PORT: '9443', APPLIANCE_BIND: '::1', APPLIANCE_ADMIN_PASSWORD: 'Secret-123', APPLIANCE_TRUSTED_PROXIES: '10.0.0.1, 10.0.0.2' };
-    const config = loadConfig(env, ['--https-port', '10443', '--log-level=warn', '--syslog-port', '0'], '/');
-    expect(config).toMatchObject({ dataDir: '/var/lib/a', httpsPort: 10443, bind: '::1', logLevel: 'warn', syslogPort: 0, adminPassword: 'Secret-123', trustedProxies: ['10.0.0.1', '10.0.0.2'] });
+    const env = {
+      APPLIANCE_DATA_DIR: '/var/lib/a',
+      APPLIANCE_HTTPS_PORT: '9443',
+      APPLIANCE_BIND: '::1',
+      APPLIANCE_ADMIN_PASSWORD: 'Secret-123',
+      APPLIANCE_TRUSTED_PROXIES: '10.0.0.1, 10.0.0.2',
+    };
+    const config = loadConfig(
+      env,
+      ['--https-port', '10443', '--log-level=warn', '--syslog-port', '0'],
+      '/',
+    );
+    expect(config).toMatchObject({
+      dataDir: '/var/lib/a',
+      httpsPort: 10443,
+      bind: '::1',
+      logLevel: 'warn',
+      syslogPort: 0,
+      adminPassword: 'Secret-123',
+      trustedProxies: ['10.0.0.1', '10.0.0.2'],
+    });
   });
 
   it('lists every bad key at once', () => {
     try {
-      loadConfig({ APPLIANCE_HTTPS_PORT: 'eighty', APPLIANCE_LOG_LEVEL: 'loud' }, ['--bogus', 'x', '--netflow-port', '70000']);
+      loadConfig({ APPLIANCE_HTTPS_PORT: 'eighty', APPLIANCE_LOG_LEVEL: 'loud' }, [
+        '--bogus',
+        'x',
+        '--netflow-port',
+        '70000',
+      ]);
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);

@@ -21,7 +21,11 @@ export const ConfigSchema = Type.Object({
   trustedProxies: Type.Array(Type.String({ minLength: 1 })),
   speedtestUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   geoipUrl: Type.Optional(Type.String({ pattern: '^(off|https?://[^\\s]*\\{ip\\}[^\\s]*)$' })),
-  whoisServer: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]{1,5})?$|^\\[[0-9A-Fa-f:]+\\](:[0-9]{1,5})?$' })),
+  whoisServer: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]{1,5})?$|^\\[[0-9A-Fa-f:]+\\](:[0-9]{1,5})?$',
+    }),
+  ),
 });
 export type ApplianceConfig = Static<typeof ConfigSchema>;
 
@@ -36,18 +40,98 @@ interface Setting {
 
 /** The configuration table; the README's table is written from the same entries. */
 export const SETTINGS: readonly Setting[] = [
-  { key: 'dataDir', env: 'APPLIANCE_DATA_DIR', flag: '--data-dir', kind: 'string', default: './data', help: 'Data directory: database, secret key, TLS certificate' },
-  { key: 'bind', env: 'APPLIANCE_BIND', flag: '--bind', kind: 'string', default: '127.0.0.1', help: 'Address the HTTPS API listens on' },
-  { key: 'httpsPort', env: 'APPLIANCE_HTTPS_PORT', flag: '--https-port', kind: 'integer', default: '8443', help: 'HTTPS port (0 picks a free one)' },
-  { key: 'syslogPort', env: 'APPLIANCE_SYSLOG_PORT', flag: '--syslog-port', kind: 'integer', default: '5514', help: 'Syslog UDP and TCP port (0 disables)' },
-  { key: 'netflowPort', env: 'APPLIANCE_NETFLOW_PORT', flag: '--netflow-port', kind: 'integer', default: '2055', help: 'NetFlow/IPFIX UDP port (0 disables)' },
-  { key: 'adminPassword', env: 'APPLIANCE_ADMIN_PASSWORD', flag: '--admin-password', kind: 'string', help: 'Initial password of user 1 (first start only); random when unset' },
-  { key: 'logLevel', env: 'APPLIANCE_LOG_LEVEL', flag: '--log-level', kind: 'string', default: 'info', help: 'fatal, error, warn, info, debug, trace or silent' },
-  { key: 'loginTokenTtlHours', env: 'APPLIANCE_LOGIN_TOKEN_TTL_HOURS', flag: '--login-token-ttl-hours', kind: 'integer', default: '12', help: 'Lifetime of tokens issued by POST /api/login, in hours' },
-  { key: 'trustedProxies', env: 'APPLIANCE_TRUSTED_PROXIES', flag: '--trusted-proxies', kind: 'list', default: '', help: 'Comma-separated proxy addresses/CIDRs whose X-Forwarded-* headers are honoured' },
-  { key: 'speedtestUrl', env: 'APPLIANCE_SPEEDTEST_URL', flag: '--speedtest-url', kind: 'string', help: 'Speed-test server (GET /__down?bytes=N, POST /__up); https://speed.cloudflare.com when unset' },
-  { key: 'geoipUrl', env: 'APPLIANCE_GEOIP_URL', flag: '--geoip-url', kind: 'string', help: 'External geolocation lookup URL with {ip}, or off; https://freeipapi.com/api/json/{ip} when unset' },
-  { key: 'whoisServer', env: 'APPLIANCE_WHOIS_SERVER', flag: '--whois-server', kind: 'string', help: 'whois server as host or host:port; whois picks the registry when unset' },
+  {
+    key: 'dataDir',
+    env: 'APPLIANCE_DATA_DIR',
+    flag: '--data-dir',
+    kind: 'string',
+    default: './data',
+    help: 'Data directory: database, secret key, TLS certificate',
+  },
+  {
+    key: 'bind',
+    env: 'APPLIANCE_BIND',
+    flag: '--bind',
+    kind: 'string',
+    default: '127.0.0.1',
+    help: 'Address the HTTPS API listens on',
+  },
+  {
+    key: 'httpsPort',
+    env: 'APPLIANCE_HTTPS_PORT',
+    flag: '--https-port',
+    kind: 'integer',
+    default: '8443',
+    help: 'HTTPS port (0 picks a free one)',
+  },
+  {
+    key: 'syslogPort',
+    env: 'APPLIANCE_SYSLOG_PORT',
+    flag: '--syslog-port',
+    kind: 'integer',
+    default: '5514',
+    help: 'Syslog UDP and TCP port (0 disables)',
+  },
+  {
+    key: 'netflowPort',
+    env: 'APPLIANCE_NETFLOW_PORT',
+    flag: '--netflow-port',
+    kind: 'integer',
+    default: '2055',
+    help: 'NetFlow/IPFIX UDP port (0 disables)',
+  },
+  {
+    key: 'adminPassword',
+    env: 'APPLIANCE_ADMIN_PASSWORD',
+    flag: '--admin-password',
+    kind: 'string',
+    help: 'Initial password of user 1 (first start only); random when unset',
+  },
+  {
+    key: 'logLevel',
+    env: 'APPLIANCE_LOG_LEVEL',
+    flag: '--log-level',
+    kind: 'string',
+    default: 'info',
+    help: 'fatal, error, warn, info, debug, trace or silent',
+  },
+  {
+    key: 'loginTokenTtlHours',
+    env: 'APPLIANCE_LOGIN_TOKEN_TTL_HOURS',
+    flag: '--login-token-ttl-hours',
+    kind: 'integer',
+    default: '12',
+    help: 'Lifetime of tokens issued by POST /api/login, in hours',
+  },
+  {
+    key: 'trustedProxies',
+    env: 'APPLIANCE_TRUSTED_PROXIES',
+    flag: '--trusted-proxies',
+    kind: 'list',
+    default: '',
+    help: 'Comma-separated proxy addresses/CIDRs whose X-Forwarded-* headers are honoured',
+  },
+  {
+    key: 'speedtestUrl',
+    env: 'APPLIANCE_SPEEDTEST_URL',
+    flag: '--speedtest-url',
+    kind: 'string',
+    help: 'Speed-test server (GET /__down?bytes=N, POST /__up); https://speed.cloudflare.com when unset',
+  },
+  {
+    key: 'geoipUrl',
+    env: 'APPLIANCE_GEOIP_URL',
+    flag: '--geoip-url',
+    kind: 'string',
+    help: 'External geolocation lookup URL with {ip}, or off; https://freeipapi.com/api/json/{ip} when unset',
+  },
+  {
+    key: 'whoisServer',
+    env: 'APPLIANCE_WHOIS_SERVER',
+    flag: '--whois-server',
+    kind: 'string',
+    help: 'whois server as host or host:port; whois picks the registry when unset',
+  },
 ];
 
 export class ConfigError extends Error {
@@ -99,7 +183,10 @@ export function loadConfig(
       }
       raw[s.key] = Number(text.trim());
     } else if (s.kind === 'list') {
-      raw[s.key] = text.split(',').map((x) => x.trim()).filter(Boolean);
+      raw[s.key] = text
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
     } else raw[s.key] = text;
   }
   if (problems.length === 0) {

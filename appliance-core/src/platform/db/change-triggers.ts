@@ -17,7 +17,12 @@ export interface WatchedTable {
 
 const NAME = /^[a-z_][a-z0-9_]*$/;
 
-export function watchTables(db: DB, name: string, watched: readonly WatchedTable[], onChange: () => void): void {
+export function watchTables(
+  db: DB,
+  name: string,
+  watched: readonly WatchedTable[],
+  onChange: () => void,
+): void {
   if (!NAME.test(name)) throw new Error(`bad watcher name ${name}`);
   const fn = `${name}_changed`;
   db.function(fn, { deterministic: false }, () => {
@@ -25,7 +30,8 @@ export function watchTables(db: DB, name: string, watched: readonly WatchedTable
     return null;
   });
   for (const { table, updateOf, ignoreInsert } of watched) {
-    if (!NAME.test(table) || (updateOf && !/^[a-z0-9_, ]+$/.test(updateOf))) throw new Error(`bad watched table ${table}`);
+    if (!NAME.test(table) || (updateOf && !/^[a-z0-9_, ]+$/.test(updateOf)))
+      throw new Error(`bad watched table ${table}`);
     for (const event of ['INSERT', 'DELETE', 'UPDATE'] as const) {
       if (event === 'INSERT' && ignoreInsert) continue;
       const on = event === 'UPDATE' && updateOf ? `UPDATE OF ${updateOf}` : event;

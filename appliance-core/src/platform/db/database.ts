@@ -60,7 +60,10 @@ function immediateTransactions(db: DB): void {
 export function openDatabase(file: string, options: { readonly?: boolean } = {}): DB {
   let db: DB;
   try {
-    db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+    db = new Database(file, {
+      readonly: options.readonly ?? false,
+      fileMustExist: options.readonly ?? false,
+    });
     cacheStatements(db);
     if (!(options.readonly ?? false)) immediateTransactions(db);
     db.pragma('journal_mode = WAL');

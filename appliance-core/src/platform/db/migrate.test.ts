@@ -9,23 +9,59 @@ describe('migrations', () => {
     const db = openDatabase(':memory:');
     expect(migrate(db, 1)).toEqual(migrations.map((m) => m.id));
     expect(migrate(db, 2)).toEqual([]);
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
-    expect(tables).toEqual(expect.arrayContaining(['users', 'access_tokens', 'web_sessions', 'permissions', 'devices', 'profiles', 'tags']));
+    const tables = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]
+    ).map((t) => t.name);
+    expect(tables).toEqual(
+      expect.arrayContaining([
+        'users',
+        'access_tokens',
+        'web_sessions',
+        'permissions',
+        'devices',
+        'profiles',
+        'tags',
+      ]),
+    );
   });
 
   it('seeds the permission catalogue, the default profiles and device 1', () => {
     const db = openDatabase(':memory:');
     migrate(db, 1);
-    const slugs = (db.prepare('SELECT slug FROM permissions').all() as { slug: string }[]).map((p) => p.slug);
-    expect(slugs.sort()).toEqual(['agentadmin', 'alerts', 'api', 'capture', 'devices', 'logs', 'overwatch', 'sa', 'system', 'tools', 'urls', 'users', 'vne', 'write_devices']);
-    expect(db.prepare('SELECT id, ip_address FROM devices WHERE id = 1').get()).toEqual({ id: 1, ip_address: '127.0.0.1' });
-    expect((db.prepare('SELECT count(*) AS n FROM profiles').get() as { n: number }).n).toBeGreaterThanOrEqual(5);
+    const slugs = (db.prepare('SELECT slug FROM permissions').all() as { slug: string }[]).map(
+      (p) => p.slug,
+    );
+    expect(slugs.sort()).toEqual([
+      'agentadmin',
+      'alerts',
+      'api',
+      'capture',
+      'devices',
+      'logs',
+      'overwatch',
+      'sa',
+      'system',
+      'tools',
+      'urls',
+      'users',
+      'vne',
+      'write_devices',
+    ]);
+    expect(db.prepare('SELECT id, ip_address FROM devices WHERE id = 1').get()).toEqual({
+      id: 1,
+      ip_address: '127.0.0.1',
+    });
+    expect(
+      (db.prepare('SELECT count(*) AS n FROM profiles').get() as { n: number }).n,
+    ).toBeGreaterThanOrEqual(5);
   });
 
   it('refuses a database written by a newer release', () => {
     const db = openDatabase(':memory:');
     migrate(db, 1);
-    db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (999, ?, 0)').run('future');
+    db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (999, ?, 0)').run(
+      'future',
+    );
     expect(() => migrate(db, 2)).toThrow(MigrationError);
   });
 
@@ -44,7 +80,9 @@ describe('migrations', () => {
     const db = openDatabase(':memory:');
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     migrate(db, 1);
-    const strict = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'users'").get() as { sql: string };
+    const strict = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'users'").get() as {
+      sql: string;
+    };
     expect(strict.sql).toMatch(/STRICT/);
   });
 });
@@ -63,7 +101,9 @@ describe('statement cache', () => {
     const db = openDatabase(':memory:');
     db.exec('CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2);');
     const seen: number[] = [];
-    for (const row of db.prepare('SELECT x FROM t ORDER BY x').iterate() as Iterable<{ x: number }>) {
+    for (const row of db.prepare('SELECT x FROM t ORDER BY x').iterate() as Iterable<{
+      x: number;
+    }>) {
       seen.push(row.x, (db.prepare('SELECT x FROM t ORDER BY x').all() as { x: number }[]).length);
     }
     expect(seen).toEqual([1, 2, 2, 2]);

@@ -18,14 +18,18 @@ export interface Migration {
 export class MigrationError extends Error {}
 
 export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
-  const files = fs.readdirSync(dir).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort();
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
+    .sort();
   const migrations = files.map((file) => ({
     id: Number(file.slice(0, 4)),
     name: file.slice(5, -4),
     sql: fs.readFileSync(`${dir}/${file}`, 'utf8'),
   }));
   migrations.forEach((m, i) => {
-    if (m.id !== i + 1) throw new MigrationError(`migration numbering has a gap or duplicate at ${m.id}_${m.name}`);
+    if (m.id !== i + 1)
+      throw new MigrationError(`migration numbering has a gap or duplicate at ${m.id}_${m.name}`);
   });
   return migrations;
 }
@@ -46,7 +50,9 @@ export function migrate(db: DB, now: number, migrations: Migration[] = loadMigra
   }
   const pending = migrations.filter((m) => !applied.has(m.id));
   if (pending.length === 0) return [];
-  const record = db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)');
+  const record = db.prepare(
+    'INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)',
+  );
   db.transaction(() => {
     for (const m of pending) {
       db.exec(m.sql);

@@ -3,7 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from './database.js';
-import { definePartitionedTable, partitionedTable, partitionedTableNames, PartitionedTable } from './partitions.js';
+import {
+  definePartitionedTable,
+  partitionedTable,
+  partitionedTableNames,
+  PartitionedTable,
+} from './partitions.js';
 
 const DAY = 86_400_000;
 const NOV21 = Date.UTC(2026, 10, 21, 12, 0, 0);
@@ -25,10 +30,30 @@ function createDemo(database: DB) {
 }
 
 const insert = (deviceId: number, ts: number, message = 'x') =>
-  db.prepare('INSERT INTO demo_log_latest (device_id, ts, message) VALUES (?, ?, ?)').run(deviceId, ts, message);
-const viewRows = () => db.prepare('SELECT id, device_id, ts, message FROM demo_log ORDER BY id').all() as { id: number; device_id: number; ts: number; message: string }[];
-const tables = () => (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'demo_log%' ORDER BY name`).all() as { name: string }[]).map((r) => r.name);
-const indexes = () => (db.prepare(`SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE 'demo_log%' ORDER BY name`).all() as { name: string; tbl_name: string }[]);
+  db
+    .prepare('INSERT INTO demo_log_latest (device_id, ts, message) VALUES (?, ?, ?)')
+    .run(deviceId, ts, message);
+const viewRows = () =>
+  db.prepare('SELECT id, device_id, ts, message FROM demo_log ORDER BY id').all() as {
+    id: number;
+    device_id: number;
+    ts: number;
+    message: string;
+  }[];
+const tables = () =>
+  (
+    db
+      .prepare(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'demo_log%' ORDER BY name`,
+      )
+      .all() as { name: string }[]
+  ).map((r) => r.name);
+const indexes = () =>
+  db
+    .prepare(
+      `SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE 'demo_log%' ORDER BY name`,
+    )
+    .all() as { name: string; tbl_name: string }[];
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'partitions-test-'));
@@ -47,7 +72,14 @@ describe('partitioned tables', () => {
     expect(table.partitions()).toEqual(['demo_log_latest']);
     expect(viewRows()).toHaveLength(1);
     const [info] = table.list();
-    expect(info).toMatchObject({ name: 'demo_log_latest', isLatest: true, rows: 1, minTime: NOV21, maxTime: NOV21, rotatedOn: null });
+    expect(info).toMatchObject({
+      name: 'demo_log_latest',
+      isLatest: true,
+      rows: 1,
+      minTime: NOV21,
+      maxTime: NOV21,
+      rotatedOn: null,
+    });
     expect(info!.sizeBytes).toBeGreaterThan(0);
   });
 
@@ -68,8 +100,18 @@ describe('partitioned tables', () => {
     expect(rows.map((r) => r.message)).toEqual(['old-1', 'old-2', 'new']);
     expect(rows.map((r) => r.id)).toEqual([1, 2, 3]);
     // The fresh latest keeps the original DDL (STRICT, constraints).
-    expect(() => db.prepare('INSERT INTO demo_log_latest (device_id, ts, message) VALUES (?, ?, ?)').run('not-a-number', 1, 'x')).toThrow();
-    expect((db.prepare('SELECT count(*) AS n FROM sqlite_sequence WHERE name = ?').get('demo_log_latest') as { n: number }).n).toBe(1);
+    expect(() =>
+      db
+        .prepare('INSERT INTO demo_log_latest (device_id, ts, message) VALUES (?, ?, ?)')
+        .run('not-a-number', 1, 'x'),
+    ).toThrow();
+    expect(
+      (
+        db
+          .prepare('SELECT count(*) AS n FROM sqlite_sequence WHERE name = ?')
+          .get('demo_log_latest') as { n: number }
+      ).n,
+    ).toBe(1);
   });
 
   it('numbers a second rotation on the same day and lists partitions newest first', () => {
@@ -80,7 +122,12 @@ describe('partitioned tables', () => {
     expect(table.rotate(NOV21)).toBe('demo_log_p20261121');
     insert(1, NOV21 + 1000);
     expect(table.rotate(NOV21 + 2000)).toBe('demo_log_p20261121_2');
-    expect(table.partitions()).toEqual(['demo_log_latest', 'demo_log_p20261121_2', 'demo_log_p20261121', 'demo_log_p20261120']);
+    expect(table.partitions()).toEqual([
+      'demo_log_latest',
+      'demo_log_p20261121_2',
+      'demo_log_p20261121',
+      'demo_log_p20261120',
+    ]);
     const list = table.list();
     expect(list.map((p) => [p.name, p.rows, p.isLatest])).toEqual([
       ['demo_log_latest', 0, true],
@@ -124,7 +171,9 @@ describe('partitioned tables', () => {
     expect(tables()).toContain(dated);
     expect(table.dropPartition(dated)).toBe(true);
     expect(tables()).toEqual(['demo_log_latest']);
-    expect(db.prepare(`SELECT name FROM sqlite_master WHERE name = 'unrelated'`).get()).toBeDefined();
+    expect(
+      db.prepare(`SELECT name FROM sqlite_master WHERE name = 'unrelated'`).get(),
+    ).toBeDefined();
   });
 
   it('deletes matching rows from every partition', () => {
@@ -141,7 +190,13 @@ describe('partitioned tables', () => {
     const table = new PartitionedTable(db, { name: 'demo_log', timeColumn: 'ts' });
     insert(1, NOV21 - DAY);
     table.rotate(NOV21);
-    const plan = (db.prepare('EXPLAIN QUERY PLAN SELECT * FROM demo_log WHERE device_id = ? ORDER BY ts DESC LIMIT 1').all(1) as { detail: string }[])
+    const plan = (
+      db
+        .prepare(
+          'EXPLAIN QUERY PLAN SELECT * FROM demo_log WHERE device_id = ? ORDER BY ts DESC LIMIT 1',
+        )
+        .all(1) as { detail: string }[]
+    )
       .map((r) => r.detail)
       .join('\n');
     expect(plan).toContain('demo_log_latest_by_device');
@@ -150,8 +205,12 @@ describe('partitioned tables', () => {
   });
 
   it('refuses bad identifiers and undeclared tables; the registry is the allowlist', () => {
-    expect(() => new PartitionedTable(db, { name: 'demo_log; DROP TABLE x', timeColumn: 'ts' })).toThrow(/bad identifier/);
-    expect(() => new PartitionedTable(db, { name: 'missing_log', timeColumn: 'ts' })).toThrow(/does not exist/);
+    expect(
+      () => new PartitionedTable(db, { name: 'demo_log; DROP TABLE x', timeColumn: 'ts' }),
+    ).toThrow(/bad identifier/);
+    expect(() => new PartitionedTable(db, { name: 'missing_log', timeColumn: 'ts' })).toThrow(
+      /does not exist/,
+    );
     expect(partitionedTable(db, 'demo_log')).toBeUndefined();
     const defined = definePartitionedTable(db, { name: 'demo_log', timeColumn: 'ts' });
     expect(definePartitionedTable(db, { name: 'demo_log', timeColumn: 'ts' })).toBe(defined);

@@ -69,14 +69,19 @@ export class PartitionedTable {
     this.latest = `${options.name}_latest`;
     this.timeColumn = options.timeColumn;
     this.datedPattern = new RegExp(`^${options.name}_p(\\d{4})(\\d{2})(\\d{2})(?:_(\\d+))?$`);
-    if (!this.tableSql(this.latest)) throw new Error(`partitioned table ${this.name}: table ${this.latest} does not exist (create it in a migration)`);
+    if (!this.tableSql(this.latest))
+      throw new Error(
+        `partitioned table ${this.name}: table ${this.latest} does not exist (create it in a migration)`,
+      );
     if (!this.viewIsCurrent()) this.db.transaction(() => this.rebuildView())();
   }
 
   /** Every partition, newest first: the latest, then dated partitions from newest to oldest. */
   partitions(): string[] {
     const dated = (
-      this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE ? ESCAPE '\\'`).all(`${this.name.replace(/_/g, '\\_')}\\_p%`) as {
+      this.db
+        .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE ? ESCAPE '\\'`)
+        .all(`${this.name.replace(/_/g, '\\_')}\\_p%`) as {
         name: string;
       }[]
     )
@@ -94,9 +99,17 @@ export class PartitionedTable {
   list(): PartitionInfo[] {
     return this.partitions().map((partition) => {
       const stats = this.db
-        .prepare(`SELECT count(*) AS rows, min(${quote(this.timeColumn)}) AS minTime, max(${quote(this.timeColumn)}) AS maxTime FROM ${quote(partition)}`)
+        .prepare(
+          `SELECT count(*) AS rows, min(${quote(this.timeColumn)}) AS minTime, max(${quote(this.timeColumn)}) AS maxTime FROM ${quote(partition)}`,
+        )
         .get() as { rows: number; minTime: number | null; maxTime: number | null };
-      return { name: partition, isLatest: partition === this.latest, ...stats, sizeBytes: this.sizeOf(partition), rotatedOn: this.rotatedOn(partition) };
+      return {
+        name: partition,
+        isLatest: partition === this.latest,
+        ...stats,
+        sizeBytes: this.sizeOf(partition),
+        rotatedOn: this.rotatedOn(partition),
+      };
     });
   }
 
@@ -106,7 +119,8 @@ export class PartitionedTable {
    */
   rotate(now: number): string | null {
     return this.db.transaction(() => {
-      const empty = this.db.prepare(`SELECT 1 FROM ${quote(this.latest)} LIMIT 1`).get() === undefined;
+      const empty =
+        this.db.prepare(`SELECT 1 FROM ${quote(this.latest)} LIMIT 1`).get() === undefined;
       if (empty) return null;
       const tableSql = this.tableSql(this.latest) as string;
       const indexes = this.indexesOf(this.latest);
@@ -123,7 +137,10 @@ export class PartitionedTable {
       }
       this.db.exec(tableSql);
       for (const index of indexes) this.db.exec(index.sql);
-      if (sequence !== null) this.db.prepare('INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)').run(this.latest, sequence);
+      if (sequence !== null)
+        this.db
+          .prepare('INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)')
+          .run(this.latest, sequence);
       this.rebuildView();
       return dated;
     })();
@@ -138,7 +155,9 @@ export class PartitionedTable {
       const dropped: string[] = [];
       for (const partition of this.partitions()) {
         if (partition === this.latest) continue;
-        const { maxTime } = this.db.prepare(`SELECT max(${quote(this.timeColumn)}) AS maxTime FROM ${quote(partition)}`).get() as { maxTime: number | null };
+        const { maxTime } = this.db
+          .prepare(`SELECT max(${quote(this.timeColumn)}) AS maxTime FROM ${quote(partition)}`)
+          .get() as { maxTime: number | null };
         // An empty partition holds nothing newer than the end of its rotation day.
         const newest = maxTime ?? (this.rotatedOn(partition) as number) + 86_400_000;
         if (newest < cutoff) dropped.push(partition);
@@ -163,7 +182,10 @@ export class PartitionedTable {
    */
   deleteWhere(where: string, params: readonly unknown[]): number {
     let deleted = 0;
-    for (const partition of this.partitions()) deleted += this.db.prepare(`DELETE FROM ${quote(partition)} WHERE ${where}`).run(...params).changes;
+    for (const partition of this.partitions())
+      deleted += this.db
+        .prepare(`DELETE FROM ${quote(partition)} WHERE ${where}`)
+        .run(...params).changes;
     return deleted;
   }
 
@@ -181,20 +203,27 @@ export class PartitionedTable {
   }
 
   private tableSql(table: string): string | undefined {
-    const row = this.db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table) as { sql: string } | undefined;
+    const row = this.db
+      .prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`)
+      .get(table) as { sql: string } | undefined;
     return row?.sql;
   }
 
   private indexesOf(table: string): IndexDefinition[] {
     return this.db
-      .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`)
+      .prepare(
+        `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`,
+      )
       .all(table) as IndexDefinition[];
   }
 
   private sequenceOf(table: string): number | null {
-    const hasSequence = this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'`).get();
+    const hasSequence = this.db
+      .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'`)
+      .get();
     if (!hasSequence) return null;
-    const row = this.db.prepare('SELECT seq FROM sqlite_sequence WHERE name = ?').get(table) as { seq: number } | undefined;
+    const row = this.db.prepare('SELECT seq FROM sqlite_sequence WHERE name = ?').get(table) as
+      { seq: number } | undefined;
     return row?.seq ?? null;
   }
 
@@ -202,7 +231,9 @@ export class PartitionedTable {
     const names = [partition, ...this.indexesOf(partition).map((i) => i.name)];
     try {
       const row = this.db
-        .prepare(`SELECT coalesce(sum(pgsize), 0) AS bytes FROM dbstat WHERE name IN (SELECT value FROM json_each(?))`)
+        .prepare(
+          `SELECT coalesce(sum(pgsize), 0) AS bytes FROM dbstat WHERE name IN (SELECT value FROM json_each(?))`,
+        )
         .get(JSON.stringify(names)) as { bytes: number };
       return row.bytes;
     } catch {
@@ -223,7 +254,9 @@ export class PartitionedTable {
   }
 
   private viewIsCurrent(): boolean {
-    const row = this.db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?`).get(this.name) as { sql: string } | undefined;
+    const row = this.db
+      .prepare(`SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?`)
+      .get(this.name) as { sql: string } | undefined;
     return row?.sql === this.viewSql();
   }
 
@@ -235,9 +268,14 @@ export class PartitionedTable {
 
 /** The CREATE INDEX statement of `index` moved from table `from` to table `to`, under a name of its own. */
 function retargetIndex(index: IndexDefinition, from: string, to: string): string {
-  const m = /^CREATE\s+(UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?("?)([A-Za-z0-9_]+)\2\s+ON\s+("?)([A-Za-z0-9_]+)\4\s*(\([\s\S]*)$/i.exec(index.sql);
+  const m =
+    /^CREATE\s+(UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?("?)([A-Za-z0-9_]+)\2\s+ON\s+("?)([A-Za-z0-9_]+)\4\s*(\([\s\S]*)$/i.exec(
+      index.sql,
+    );
   if (!m) throw new Error(`partitioned table: cannot read index ${index.name}`);
-  const name = (m[3] as string).includes(from) ? (m[3] as string).replace(from, to) : `${to}_${m[3] as string}`;
+  const name = (m[3] as string).includes(from)
+    ? (m[3] as string).replace(from, to)
+    : `${to}_${m[3] as string}`;
   return `CREATE ${m[1] ?? ''}INDEX ${quote(name)} ON ${quote(to)} ${m[6] as string}`;
 }
 

@@ -55,7 +55,14 @@ describe('StorageWriter', () => {
     await w.flush();
     expect(childCount()).toBe(10);
     expect(db.prepare('SELECT n FROM counter').get()).toEqual({ n: 5 });
-    expect(w.stats()).toMatchObject({ written: 11, flushes: 1, queued: 0, inFlight: 0, failed: 0, lost: 0 });
+    expect(w.stats()).toMatchObject({
+      written: 11,
+      flushes: 1,
+      queued: 0,
+      inFlight: 0,
+      failed: 0,
+      lost: 0,
+    });
   });
 
   it('flush() waits for everything queued before it (also across batches of maxPending) and nothing else', async () => {
@@ -82,13 +89,18 @@ describe('StorageWriter', () => {
 
   it('skips a failing op (FOREIGN KEY, CHECK) and commits the rest of its batch; reports without parameters, rate-limited', async () => {
     const w = writer({ flushMs: 60_000 });
-    for (let i = 1; i <= 100; i++) w.write('child', [i, i === 50 ? 99 : 1, i === 70 ? -1 : i, 'secret-param-value']);
+    for (let i = 1; i <= 100; i++)
+      w.write('child', [i, i === 50 ? 99 : 1, i === 70 ? -1 : i, 'secret-param-value']);
     await w.flush();
     expect(childCount()).toBe(98);
-    expect(db.prepare('SELECT count(*) AS n FROM child WHERE id IN (50, 70)').get()).toEqual({ n: 0 });
+    expect(db.prepare('SELECT count(*) AS n FROM child WHERE id IN (50, 70)').get()).toEqual({
+      n: 0,
+    });
     expect(w.stats()).toMatchObject({ written: 98, failed: 2, flushes: 1 });
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/2 writes failed and were skipped \(first: child: FOREIGN KEY constraint failed\)/);
+    expect(errors[0]).toMatch(
+      /2 writes failed and were skipped \(first: child: FOREIGN KEY constraint failed\)/,
+    );
     // Another failure within the minute is counted, and reported at close.
     w.write('child', [1, 1, 1, 'secret-param-value']); // duplicate primary key
     w.write('child', [200, 2, 1, null]);
@@ -120,7 +132,13 @@ describe('StorageWriter', () => {
     w.define('mixed', 'INSERT INTO mixed (i, r, t, b, z) VALUES (?, ?, ?, ?, ?)');
     w.write('mixed', [1, 2.5, 'x', 2n ** 60n, null]);
     await w.flush();
-    expect(db.prepare('SELECT i, r, t, b, z FROM mixed').safeIntegers(true).get()).toEqual({ i: 1n, r: 2.5, t: 'x', b: 2n ** 60n, z: null });
+    expect(db.prepare('SELECT i, r, t, b, z FROM mixed').safeIntegers(true).get()).toEqual({
+      i: 1n,
+      r: 2.5,
+      t: 'x',
+      b: 2n ** 60n,
+      z: null,
+    });
   });
 
   it('close() flushes, ends the worker, and counts later writes as lost', async () => {
@@ -185,11 +203,14 @@ describe('StorageWriter', () => {
     await w.flush();
     await (w as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
     const until = Date.now() + 5000;
-    while (!errors.some((e) => /worker exited/.test(e)) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    while (!errors.some((e) => /worker exited/.test(e)) && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 10));
     for (let i = 2; i <= 16; i++) w.write('child', [i, 1, i, null]);
     expect(w.stats()).toMatchObject({ queued: 10, lost: 5 });
     // The first drop is reported at once, the next ones within the minute at close.
-    expect(errors.filter((e) => /dropped/.test(e))).toEqual(['storage writer: 1 writes dropped (more than 10 queued while the worker was down)']);
+    expect(errors.filter((e) => /dropped/.test(e))).toEqual([
+      'storage writer: 1 writes dropped (more than 10 queued while the worker was down)',
+    ]);
     await w.close();
     expect(errors.filter((e) => /dropped/.test(e))[1]).toMatch(/^storage writer: 4 writes dropped/);
     expect(childCount()).toBe(11);
@@ -201,7 +222,9 @@ describe('StorageWriter', () => {
   });
 
   it('keeps the API thread free while the worker commits 200k rows', async () => {
-    db.exec('CREATE TABLE bulk (id INTEGER PRIMARY KEY, a INTEGER NOT NULL, b REAL NOT NULL, c TEXT NOT NULL) STRICT');
+    db.exec(
+      'CREATE TABLE bulk (id INTEGER PRIMARY KEY, a INTEGER NOT NULL, b REAL NOT NULL, c TEXT NOT NULL) STRICT',
+    );
     const w = writer({ flushMs: 60_000, maxPending: 5000 });
     w.define('bulk', 'INSERT INTO bulk (id, a, b, c) VALUES (?, ?, ?, ?)');
     await w.flush();

@@ -92,7 +92,8 @@ export class StorageWriter {
     private readonly file: string,
     options: StorageWriterOptions = {},
   ) {
-    if (file === '' || file === ':memory:') throw new Error('the storage writer needs a database file (another connection opens it)');
+    if (file === '' || file === ':memory:')
+      throw new Error('the storage writer needs a database file (another connection opens it)');
     this.options = {
       flushMs: options.flushMs ?? 1000,
       maxPending: options.maxPending ?? 5000,
@@ -202,7 +203,9 @@ export class StorageWriter {
     worker.on('message', (msg: FromWorker) => this.receive(msg));
     worker.on('error', (err) => (this.crash = err.message));
     worker.on('exit', (code) => this.exited(worker, code));
-    this.definitions.forEach(({ name, sql }, id) => worker.postMessage({ type: 'define', id, name, sql }));
+    this.definitions.forEach(({ name, sql }, id) =>
+      worker.postMessage({ type: 'define', id, name, sql }),
+    );
   }
 
   /** Posts the queued writes in batches of at most `maxPending`. */
@@ -265,12 +268,17 @@ export class StorageWriter {
     this.batches.clear();
     this.counters.lost += lost;
     if (this.closing) {
-      if (lost > 0) this.report(`storage writer: ${lost} writes lost at close (the worker did not finish within ${this.options.closeTimeoutMs} ms${crash})`);
+      if (lost > 0)
+        this.report(
+          `storage writer: ${lost} writes lost at close (the worker did not finish within ${this.options.closeTimeoutMs} ms${crash})`,
+        );
       this.settle(lost);
       return;
     }
     const delay = Math.max(0, this.startedAt + this.options.restartDelayMs - Date.now());
-    this.report(`storage writer worker exited (code ${code}${crash}): ${lost} writes lost; restarting in ${Math.round(delay / 1000)} s`);
+    this.report(
+      `storage writer worker exited (code ${code}${crash}): ${lost} writes lost; restarting in ${Math.round(delay / 1000)} s`,
+    );
     this.settle(lost);
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
@@ -295,14 +303,22 @@ export class StorageWriter {
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
       worker.postMessage({ type: 'close' });
       let timer: NodeJS.Timeout | undefined;
-      const timedOut = await Promise.race([exited.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), this.options.closeTimeoutMs)))]);
+      const timedOut = await Promise.race([
+        exited.then(() => false),
+        new Promise<boolean>(
+          (resolve) => (timer = setTimeout(() => resolve(true), this.options.closeTimeoutMs)),
+        ),
+      ]);
       clearTimeout(timer);
       if (timedOut) {
         // terminate() takes effect when the worker's JavaScript runs again: a worker inside a
         // SQLite call (waiting on busy_timeout) stops when that call returns. Do not wait for it
         // past TERMINATE_WAIT_MS: the process may exit meanwhile, which ends the thread anyway.
         void worker.terminate().catch(() => undefined);
-        await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, TERMINATE_WAIT_MS).unref())]);
+        await Promise.race([
+          exited,
+          new Promise<void>((resolve) => setTimeout(resolve, TERMINATE_WAIT_MS).unref()),
+        ]);
         if (this.worker === worker) this.exited(worker, 1);
       }
     }
@@ -326,8 +342,14 @@ export class StorageWriter {
   private reportProblems(): void {
     const { failed, dropped, first } = this.unreported;
     this.unreported = { failed: 0, dropped: 0, first: null, at: Date.now() };
-    if (failed > 0) this.report(`storage writer: ${failed} writes failed and were skipped (first: ${first ?? 'unknown'})`);
-    if (dropped > 0) this.report(`storage writer: ${dropped} writes dropped (more than ${this.options.maxQueued} queued while the worker was down)`);
+    if (failed > 0)
+      this.report(
+        `storage writer: ${failed} writes failed and were skipped (first: ${first ?? 'unknown'})`,
+      );
+    if (dropped > 0)
+      this.report(
+        `storage writer: ${dropped} writes dropped (more than ${this.options.maxQueued} queued while the worker was down)`,
+      );
   }
 
   private report(message: string): void {

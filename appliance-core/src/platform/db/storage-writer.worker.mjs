@@ -43,7 +43,8 @@ function statementOf(id) {
 /** @param {unknown} err */
 const messageOf = (err) => (err instanceof Error ? err.message : String(err));
 /** @param {unknown} err */
-const isBusy = (err) => /^SQLITE_(BUSY|LOCKED)/.test(String(/** @type {{ code?: unknown }} */ (err)?.code ?? ''));
+const isBusy = (err) =>
+  /^SQLITE_(BUSY|LOCKED)/.test(String(/** @type {{ code?: unknown }} */ (err)?.code ?? ''));
 
 const all = db.transaction(
   /** @param {Int32Array} ops @param {Param[]} values */ (ops, values) => {
@@ -110,7 +111,9 @@ function runBatch(ops, values) {
 
 port.on(
   'message',
-  /** @param {{ type: 'define', id: number, name: string, sql: string } | { type: 'batch', seq: number, ops: Int32Array, values: Param[] } | { type: 'close' }} msg */ (msg) => {
+  /** @param {{ type: 'define', id: number, name: string, sql: string } | { type: 'batch', seq: number, ops: Int32Array, values: Param[] } | { type: 'close' }} msg */ (
+    msg,
+  ) => {
     switch (msg.type) {
       case 'define': {
         /** @type {Entry} */

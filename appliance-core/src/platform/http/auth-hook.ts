@@ -4,7 +4,12 @@
  * declared access rule. Denials are rendered in the route's declared shape.
  */
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { ApiFailure, DENIED_MESSAGE, UNAUTHENTICATED_MESSAGE, type RouteErrors } from './envelopes.js';
+import {
+  ApiFailure,
+  DENIED_MESSAGE,
+  UNAUTHENTICATED_MESSAGE,
+  type RouteErrors,
+} from './envelopes.js';
 import { permits, type Access, type IdentityResolver } from './identity.js';
 import { prependOnRequest, type RouteHook } from './route-config.js';
 
@@ -19,16 +24,24 @@ export function bearerOf(request: FastifyRequest): string | null {
 
 function unauthenticated(errors: RouteErrors | undefined): ApiFailure {
   const u = errors?.unauthenticated;
-  return new ApiFailure(u?.status ?? 401, u?.message ?? UNAUTHENTICATED_MESSAGE, { family: u?.family ?? 'legacy' });
+  return new ApiFailure(u?.status ?? 401, u?.message ?? UNAUTHENTICATED_MESSAGE, {
+    family: u?.family ?? 'legacy',
+  });
 }
 
 function denied(errors: RouteErrors | undefined): ApiFailure {
   const d = errors?.denial;
-  return new ApiFailure(d?.status ?? 401, d?.message ?? DENIED_MESSAGE, { family: d?.family ?? 'legacy' });
+  return new ApiFailure(d?.status ?? 401, d?.message ?? DENIED_MESSAGE, {
+    family: d?.family ?? 'legacy',
+  });
 }
 
 /** The route's auth check, built once per route from its declared access rule and error shape. */
-function authHookFor(resolver: IdentityResolver, access: Access, errors: RouteErrors | undefined): RouteHook {
+function authHookFor(
+  resolver: IdentityResolver,
+  access: Access,
+  errors: RouteErrors | undefined,
+): RouteHook {
   if (access.kind === 'browser-session') {
     // Browser pages decide themselves what to do without a session (redirect to sign-in).
     return (request, _reply, done) => {
@@ -45,7 +58,10 @@ function authHookFor(resolver: IdentityResolver, access: Access, errors: RouteEr
       // RFC 6750 §3 and RFC 9728 §5.1: tells an OAuth client (MCP) where to find the
       // authorization server for this resource.
       const metadata = `resource_metadata="${request.protocol}://${request.host}/.well-known/oauth-protected-resource"`;
-      reply.header('www-authenticate', token ? `Bearer error="invalid_token", ${metadata}` : `Bearer ${metadata}`);
+      reply.header(
+        'www-authenticate',
+        token ? `Bearer error="invalid_token", ${metadata}` : `Bearer ${metadata}`,
+      );
       return done(unauthenticated(errors));
     }
     if (!permits(identity, access)) return done(denied(errors));

@@ -1,7 +1,13 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SecretBox } from '../security/secret-box.js';
-import { ENCRYPTED_SENTINEL, isSentinel, maskSecret, nextSealedSecret, resolveSecret } from './encrypted-field.js';
+import {
+  ENCRYPTED_SENTINEL,
+  isSentinel,
+  maskSecret,
+  nextSealedSecret,
+  resolveSecret,
+} from './encrypted-field.js';
 
 describe('encrypted fields', () => {
   const box = new SecretBox(crypto.randomBytes(32));

@@ -51,7 +51,11 @@ export class ApiFailure extends Error {
   readonly fields: FieldErrors | undefined;
   readonly oauthCode: string | undefined;
   readonly family: Family | undefined;
-  constructor(status: number, message: string, options: { fields?: FieldErrors; oauthCode?: string; family?: Family } = {}) {
+  constructor(
+    status: number,
+    message: string,
+    options: { fields?: FieldErrors; oauthCode?: string; family?: Family } = {},
+  ) {
     super(message);
     this.status = status;
     this.fields = options.fields;
@@ -60,8 +64,11 @@ export class ApiFailure extends Error {
   }
 }
 
-export const failure = (status: number, message: string, options?: ConstructorParameters<typeof ApiFailure>[2]) =>
-  new ApiFailure(status, message, options);
+export const failure = (
+  status: number,
+  message: string,
+  options?: ConstructorParameters<typeof ApiFailure>[2],
+) => new ApiFailure(status, message, options);
 
 export const oauthFailure = (status: number, code: string, description: string) =>
   new ApiFailure(status, description, { oauthCode: code, family: 'oauth' });
@@ -88,7 +95,13 @@ export interface Rendered {
   body: Record<string, unknown>;
 }
 
-export function render(family: Family, status: number, message: string, fields?: FieldErrors, oauthCode?: string): Rendered {
+export function render(
+  family: Family,
+  status: number,
+  message: string,
+  fields?: FieldErrors,
+  oauthCode?: string,
+): Rendered {
   switch (family) {
     case 'legacy':
       return {
@@ -106,15 +119,24 @@ export function render(family: Family, status: number, message: string, fields?:
     case 'messageErrors':
       return { status, body: fields ? { message, errors: fields } : { message } };
     case 'oauth':
-      return { status, body: { error: oauthCode ?? oauthCodeFor(status), error_description: message } };
+      return {
+        status,
+        body: { error: oauthCode ?? oauthCodeFor(status), error_description: message },
+      };
     case 'statusCode':
       return { status, body: fields ? { status, errors: fields } : { status, message } };
     case 'legacyStatus':
       return { status, body: { status: false, hasError: true, message } };
     case 'legacyFields':
-      return { status, body: { status: false, hasError: true, message: fields ?? { body: [message] } } };
+      return {
+        status,
+        body: { status: false, hasError: true, message: fields ?? { body: [message] } },
+      };
     case 'falseErrors':
-      return { status, body: fields ? { status: false, errors: fields } : { status: false, message } };
+      return {
+        status,
+        body: fields ? { status: false, errors: fields } : { status: false, message },
+      };
   }
 }
 

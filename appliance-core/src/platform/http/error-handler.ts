@@ -4,7 +4,13 @@
  * with their context and answered with the route's declared internal message.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiFailure, DEFAULT_ERRORS, render, validationStatus, type RouteErrors } from './envelopes.js';
+import {
+  ApiFailure,
+  DEFAULT_ERRORS,
+  render,
+  validationStatus,
+  type RouteErrors,
+} from './envelopes.js';
 import { fieldErrorsFrom } from './validation.js';
 
 function errorsOf(request: FastifyRequest): RouteErrors {
@@ -19,7 +25,8 @@ function send(reply: FastifyReply, rendered: { status: number; body: Record<stri
 const CLIENT_ERROR_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported Media Type.',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The request body length is invalid.',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body must not be empty when Content-Type is application/json.',
+  FST_ERR_CTP_EMPTY_JSON_BODY:
+    'The request body must not be empty when Content-Type is application/json.',
   FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large.',
   FST_ERR_CTP_INVALID_TYPE: 'The Content-Type header is invalid.',
 };
@@ -47,14 +54,27 @@ export function installErrorHandler(app: FastifyInstance): void {
           : err.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
             ? 'The request body is not valid JSON.'
             : 'The request could not be processed.');
-      if (status === 413 || status === 415) return send(reply, render(errors.failure, status, message));
-      return send(reply, render(errors.validation, validationStatus(errors), message, { body: [message] }));
+      if (status === 413 || status === 415)
+        return send(reply, render(errors.failure, status, message));
+      return send(
+        reply,
+        render(errors.validation, validationStatus(errors), message, { body: [message] }),
+      );
     }
-    request.log.error({ err, method: request.method, url: request.routeOptions.url }, 'unexpected failure');
+    request.log.error(
+      { err, method: request.method, url: request.routeOptions.url },
+      'unexpected failure',
+    );
     return send(reply, render(errors.failure, 500, errors.internal ?? 'Server Error'));
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(request.url.startsWith('/api/') ? { status: false, hasError: true, message: 'Not Found' } : { message: 'Not Found' });
+    reply
+      .code(404)
+      .send(
+        request.url.startsWith('/api/')
+          ? { status: false, hasError: true, message: 'Not Found' }
+          : { message: 'Not Found' },
+      );
   });
 }

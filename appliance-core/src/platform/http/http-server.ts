@@ -37,22 +37,39 @@ export interface HttpServerOptions {
  * HTTP-layer tests); both hand Fastify node:http requests and responses, which is what the
  * default raw-server type describes.
  */
-export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type App = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 interface AjvServerOptions {
   customOptions: Record<string, unknown>;
   plugins: unknown[];
 }
-type ValidatorFor = (route: { schema: unknown; method: string; url: string; httpPart?: string }) => unknown;
+type ValidatorFor = (route: {
+  schema: unknown;
+  method: string;
+  url: string;
+  httpPart?: string;
+}) => unknown;
 
 /**
  * Request bodies are validated without coercion ("5" is not an integer), but path parameters
  * and query strings are text by nature: they are coerced to their schema's types.
  */
 function buildValidator(externalSchemas: unknown, ajv: AjvServerOptions): ValidatorFor {
-  const pool = AjvCompiler() as unknown as (schemas: unknown, options: AjvServerOptions) => ValidatorFor;
+  const pool = AjvCompiler() as unknown as (
+    schemas: unknown,
+    options: AjvServerOptions,
+  ) => ValidatorFor;
   const strict = pool(externalSchemas, ajv);
-  const coercing = pool(externalSchemas, { ...ajv, customOptions: { ...ajv.customOptions, coerceTypes: 'array' } });
+  const coercing = pool(externalSchemas, {
+    ...ajv,
+    customOptions: { ...ajv.customOptions, coerceTypes: 'array' },
+  });
   return (route) => (route.httpPart === 'body' ? strict(route) : coercing(route));
 }
 
@@ -68,7 +85,13 @@ declare module 'fastify' {
 }
 
 type Compiled = ((data: unknown) => unknown) & { errors?: unknown };
-type CompilerFor = (route: { schema: unknown; method: string; url: string; httpPart?: string; httpStatus?: string }) => Compiled;
+type CompilerFor = (route: {
+  schema: unknown;
+  method: string;
+  url: string;
+  httpPart?: string;
+  httpStatus?: string;
+}) => Compiled;
 
 /**
  * Schemas are compiled on first use, not at start: the appliance declares some 260 routes with a
@@ -76,7 +99,10 @@ type CompilerFor = (route: { schema: unknown; method: string; url: string; httpP
  * appliances use a handful (measured: idle RSS 150 -> 125-132 MB). The first request to a route
  * pays its compilation (milliseconds) once. `pending` lets compileAllSchemas() force them.
  */
-function lazily(factory: (externalSchemas: unknown, options: never) => CompilerFor, pending: Set<() => void>): (externalSchemas: unknown, options: never) => CompilerFor {
+function lazily(
+  factory: (externalSchemas: unknown, options: never) => CompilerFor,
+  pending: Set<() => void>,
+): (externalSchemas: unknown, options: never) => CompilerFor {
   return (externalSchemas, serverOptions) => {
     const compilerFor = factory(externalSchemas, serverOptions);
     return (route) => {
@@ -102,7 +128,9 @@ function lazily(factory: (externalSchemas: unknown, options: never) => CompilerF
 /** Fastify's own serializer compiler (fast-json-stringify), the version Fastify depends on. */
 function fastifySerializerSelector(): (externalSchemas: unknown, options: never) => CompilerFor {
   const fromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'));
-  const { SerializerSelector } = fromFastify('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => (externalSchemas: unknown, options: never) => CompilerFor };
+  const { SerializerSelector } = fromFastify('@fastify/fast-json-stringify-compiler') as {
+    SerializerSelector: () => (externalSchemas: unknown, options: never) => CompilerFor;
+  };
   return SerializerSelector();
 }
 
@@ -115,7 +143,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     // No per-request child logger (a pino child with redaction costs ~2 µs a request); the
     // error handler logs method and route with every failure instead.
     childLoggerFactory: (logger) => logger,
-    ...(options.tls ? { https: { key: options.tls.key, cert: options.tls.cert, minVersion: 'TLSv1.2' as const } } : {}),
+    ...(options.tls
+      ? { https: { key: options.tls.key, cert: options.tls.cert, minVersion: 'TLSv1.2' as const } }
+      : {}),
     // X-Forwarded-* are ignored unless the operator names the proxies to trust.
     trustProxy: options.trustedProxies.length > 0 ? [...options.trustedProxies] : false,
     onProtoPoisoning: 'error',
@@ -124,7 +154,17 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     return503OnClosing: true,
     forceCloseConnections: true,
     // `errorMessage` on a schema replaces the generated message (see validation.ts).
-    ajv: { customOptions: { allErrors: false, verbose: true, coerceTypes: false, removeAdditional: 'all', useDefaults: true, allowUnionTypes: true, keywords: ['errorMessage'] } },
+    ajv: {
+      customOptions: {
+        allErrors: false,
+        verbose: true,
+        coerceTypes: false,
+        removeAdditional: 'all',
+        useDefaults: true,
+        allowUnionTypes: true,
+        keywords: ['errorMessage'],
+      },
+    },
     schemaController: {
       compilersFactory: {
         buildValidator: lazily(buildValidator as never, pendingCompilations) as never,
@@ -158,10 +198,13 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
       done(null, secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' }));
     } catch (err) {
       const poisoned = /forbidden (prototype|constructor) property/.test((err as Error).message);
-      const error = Object.assign(new Error(poisoned ? 'forbidden prototype property' : 'invalid JSON'), {
-        statusCode: 400,
-        code: poisoned ? 'ERR_PROTO_POISONING' : 'FST_ERR_CTP_INVALID_JSON_BODY',
-      });
+      const error = Object.assign(
+        new Error(poisoned ? 'forbidden prototype property' : 'invalid JSON'),
+        {
+          statusCode: 400,
+          code: poisoned ? 'ERR_PROTO_POISONING' : 'FST_ERR_CTP_INVALID_JSON_BODY',
+        },
+      );
       done(error, undefined);
     }
   });
@@ -183,7 +226,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
       info: {
         title: 'Network monitoring appliance API',
         version: options.version,
-        description: 'REST API of the appliance. Every /api route except the public ones takes `Authorization: Bearer <token>`.',
+        description:
+          'REST API of the appliance. Every /api route except the public ones takes `Authorization: Bearer <token>`.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],

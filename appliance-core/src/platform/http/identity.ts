@@ -53,7 +53,12 @@ export function isSuperAdmin(identity: Identity): boolean {
 
 /** The permission gate: `sa` bypasses; all-of needs every slug, any-of at least one. */
 export function permits(identity: Identity, access: Access): boolean {
-  if (access.kind === 'public' || access.kind === 'authenticated' || access.kind === 'token-or-signature') return true;
+  if (
+    access.kind === 'public' ||
+    access.kind === 'authenticated' ||
+    access.kind === 'token-or-signature'
+  )
+    return true;
   if (isSuperAdmin(identity)) return true;
   const has = (slug: string) => identity.permissions.has(slug);
   if (access.kind === 'permission') {

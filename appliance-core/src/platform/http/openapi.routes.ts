@@ -5,7 +5,10 @@ import { publicAccess } from './identity.js';
 export async function openapiRoutes(app: App): Promise<void> {
   app.get(
     '/openapi.json',
-    { config: { access: publicAccess, errors: { validation: 'message', failure: 'message' } }, schema: { hide: true } },
+    {
+      config: { access: publicAccess, errors: { validation: 'message', failure: 'message' } },
+      schema: { hide: true },
+    },
     async () => app.swagger(),
   );
 }

@@ -23,7 +23,11 @@ class SharedWindowStore {
     return this;
   }
 
-  incr(key: string, callback: (err: Error | null, result: { current: number; ttl: number }) => void, timeWindow: number): void {
+  incr(
+    key: string,
+    callback: (err: Error | null, result: { current: number; ttl: number }) => void,
+    timeWindow: number,
+  ): void {
     const now = Date.now();
     let counter = this.counters.get(key);
     if (!counter || counter.startMs + timeWindow <= now) {
@@ -37,8 +41,10 @@ class SharedWindowStore {
   }
 
   private evictExpired(now: number, timeWindow: number): void {
-    for (const [key, c] of this.counters) if (c.startMs + timeWindow <= now) this.counters.delete(key);
-    if (this.counters.size >= MAX_KEYS) this.counters.delete(this.counters.keys().next().value as string);
+    for (const [key, c] of this.counters)
+      if (c.startMs + timeWindow <= now) this.counters.delete(key);
+    if (this.counters.size >= MAX_KEYS)
+      this.counters.delete(this.counters.keys().next().value as string);
   }
 }
 
@@ -54,11 +60,22 @@ export async function installRateLimits(app: FastifyInstance): Promise<void> {
     global: false,
     store: SharedWindowStore as never,
     keyGenerator: keyOf,
-    addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
-    addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': true },
+    addHeadersOnExceeding: {
+      'x-ratelimit-limit': true,
+      'x-ratelimit-remaining': true,
+      'x-ratelimit-reset': true,
+    },
+    addHeaders: {
+      'x-ratelimit-limit': true,
+      'x-ratelimit-remaining': true,
+      'x-ratelimit-reset': true,
+      'retry-after': true,
+    },
     errorResponseBuilder: (_request, context) => {
       const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
-      return new ApiFailure(429, `Too Many Attempts. Retry after ${seconds} seconds.`, { oauthCode: 'temporarily_unavailable' });
+      return new ApiFailure(429, `Too Many Attempts. Retry after ${seconds} seconds.`, {
+        oauthCode: 'temporarily_unavailable',
+      });
     },
   });
 }

@@ -40,7 +40,13 @@ export function enforceRouteDeclarations(app: FastifyInstance): void {
     const where = `${String(route.method)} ${route.url}`;
     if (!config.access) throw new Error(`route ${where} declares no access (permission or public)`);
     if (!config.errors) throw new Error(`route ${where} declares no error shape`);
-    for (const method of [route.method].flat()) declared.push({ method: String(method), url: route.url, access: config.access, errors: config.errors });
+    for (const method of [route.method].flat())
+      declared.push({
+        method: String(method),
+        url: route.url,
+        access: config.access,
+        errors: config.errors,
+      });
   });
 }
 
@@ -50,7 +56,11 @@ export function identityOf(request: { identity: Identity | null }): Identity {
   return request.identity;
 }
 
-export type RouteHook = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void;
+export type RouteHook = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: (err?: Error) => void,
+) => void;
 
 /**
  * Puts `hook` first among a route's own onRequest hooks (in a new array: route options may be
@@ -60,5 +70,8 @@ export type RouteHook = (request: FastifyRequest, reply: FastifyReply, done: (er
  */
 export function prependOnRequest(route: RouteOptions, hook: RouteHook): void {
   const existing = route.onRequest;
-  route.onRequest = [hook, ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing])];
+  route.onRequest = [
+    hook,
+    ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]),
+  ];
 }

@@ -10,17 +10,42 @@ export const LegacyFailureBody = Type.Object(
   { status: Type.Literal(false), hasError: Type.Literal(true), message: Type.String() },
   { $id: 'LegacyFailure', description: 'HTTP 200 failure of the legacy family' },
 );
-export const StatusMessageBody = Type.Object({ status: Type.Literal(false), message: Type.String() });
+export const StatusMessageBody = Type.Object({
+  status: Type.Literal(false),
+  message: Type.String(),
+});
 export const ErrorBody = Type.Object({ error: Type.String() });
 export const FieldErrorsMap = Type.Record(Type.String(), Type.Array(Type.String()));
 export const ErrorsBody = Type.Object({ errors: FieldErrorsMap });
 export const MessageBody = Type.Object({ message: Type.String() });
-export const MessageErrorsBody = Type.Object({ message: Type.String(), errors: Type.Optional(FieldErrorsMap) });
-export const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
-export const StatusCodeBody = Type.Object({ status: Type.Integer(), message: Type.Optional(Type.String()), errors: Type.Optional(FieldErrorsMap) });
-export const LegacyStatusBody = Type.Object({ status: Type.Literal(false), hasError: Type.Literal(true), message: Type.String() });
-export const LegacyFieldsBody = Type.Object({ status: Type.Literal(false), hasError: Type.Literal(true), message: FieldErrorsMap });
-export const FalseErrorsBody = Type.Object({ status: Type.Literal(false), errors: Type.Optional(FieldErrorsMap), message: Type.Optional(Type.String()) });
+export const MessageErrorsBody = Type.Object({
+  message: Type.String(),
+  errors: Type.Optional(FieldErrorsMap),
+});
+export const OAuthErrorBody = Type.Object({
+  error: Type.String(),
+  error_description: Type.String(),
+});
+export const StatusCodeBody = Type.Object({
+  status: Type.Integer(),
+  message: Type.Optional(Type.String()),
+  errors: Type.Optional(FieldErrorsMap),
+});
+export const LegacyStatusBody = Type.Object({
+  status: Type.Literal(false),
+  hasError: Type.Literal(true),
+  message: Type.String(),
+});
+export const LegacyFieldsBody = Type.Object({
+  status: Type.Literal(false),
+  hasError: Type.Literal(true),
+  message: FieldErrorsMap,
+});
+export const FalseErrorsBody = Type.Object({
+  status: Type.Literal(false),
+  errors: Type.Optional(FieldErrorsMap),
+  message: Type.Optional(Type.String()),
+});
 
 const FAMILY_BODY: Record<Family, TSchema> = {
   legacy: LegacyFailureBody,
@@ -49,15 +74,25 @@ export function legacy200(success: TSchema): TSchema {
  * The response map of a route: its own statuses plus the ones the platform may answer
  * (validation, denial, media type, rate limit, internal error) in the route's families.
  */
-export function responses(errors: RouteErrors, own: Record<number, TSchema>, options: { authenticated?: boolean; rateLimited?: boolean } = {}) {
+export function responses(
+  errors: RouteErrors,
+  own: Record<number, TSchema>,
+  options: { authenticated?: boolean; rateLimited?: boolean } = {},
+) {
   const map: Record<number, TSchema> = { ...own };
   const add = (status: number, schema: TSchema) => {
     if (!(status in map)) map[status] = schema;
   };
-  const validationStatus = errors.validationStatus ?? { legacy: 200, errors: 400, oauth: 400, falseErrors: 400 }[errors.validation as string] ?? 422;
+  const validationStatus =
+    errors.validationStatus ??
+    { legacy: 200, errors: 400, oauth: 400, falseErrors: 400 }[errors.validation as string] ??
+    422;
   if (validationStatus !== 200) add(validationStatus, familyBody(errors.validation));
   if (options.authenticated !== false) {
-    add(errors.unauthenticated?.status ?? 401, familyBody(errors.unauthenticated?.family ?? 'legacy'));
+    add(
+      errors.unauthenticated?.status ?? 401,
+      familyBody(errors.unauthenticated?.family ?? 'legacy'),
+    );
     if (errors.denial) add(errors.denial.status, familyBody(errors.denial.family ?? 'legacy'));
   }
   add(415, familyBody(errors.failure === 'legacy' ? 'legacy' : errors.failure));

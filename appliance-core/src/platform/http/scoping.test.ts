@@ -4,7 +4,16 @@ import { deviceInScope, deviceScopeSql, scopedOrNotFound } from './scoping.js';
 import { openDatabase } from '../db/database.js';
 
 const who = (tagIds: number[] | null): Identity => ({
-  user: { id: 2, username: 'x', email: 'x@example.test', first_name: '', last_name: '', auth_source: 'local', created_at: 0, updated_at: 0 },
+  user: {
+    id: 2,
+    username: 'x',
+    email: 'x@example.test',
+    first_name: '',
+    last_name: '',
+    auth_source: 'local',
+    created_at: 0,
+    updated_at: 0,
+  },
   tokenId: 1,
   sessionId: null,
   scopes: [],
@@ -25,7 +34,9 @@ describe('tag scoping', () => {
     const notFound = () => new Error('Device not found');
     const tagsOf = (d: { tags: number[] }) => d.tags;
     expect(() => scopedOrNotFound(who([1]), null, tagsOf, notFound)).toThrow('Device not found');
-    expect(() => scopedOrNotFound(who([1]), { tags: [9] }, tagsOf, notFound)).toThrow('Device not found');
+    expect(() => scopedOrNotFound(who([1]), { tags: [9] }, tagsOf, notFound)).toThrow(
+      'Device not found',
+    );
     expect(scopedOrNotFound(who([1]), { tags: [1] }, tagsOf, notFound)).toEqual({ tags: [1] });
   });
 
@@ -36,7 +47,11 @@ describe('tag scoping', () => {
              INSERT INTO devices VALUES (1), (2), (3); INSERT INTO device_tags VALUES (1, 10), (2, 20);`);
     const ids = (identity: Identity) => {
       const scope = deviceScopeSql(identity, 'd.id');
-      return (db.prepare(`SELECT d.id FROM devices d WHERE ${scope.sql} ORDER BY d.id`).all(...scope.params) as { id: number }[]).map((r) => r.id);
+      return (
+        db
+          .prepare(`SELECT d.id FROM devices d WHERE ${scope.sql} ORDER BY d.id`)
+          .all(...scope.params) as { id: number }[]
+      ).map((r) => r.id);
     };
     expect(ids(who(null))).toEqual([1, 2, 3]);
     expect(ids(who([20]))).toEqual([2]);

@@ -21,7 +21,8 @@ export function scopedOrNotFound<T>(
   tagsOf: (record: T) => readonly number[],
   notFound: () => Error,
 ): T {
-  if (record === null || record === undefined || !deviceInScope(identity, tagsOf(record))) throw notFound();
+  if (record === null || record === undefined || !deviceInScope(identity, tagsOf(record)))
+    throw notFound();
   return record;
 }
 
@@ -29,9 +30,13 @@ export function scopedOrNotFound<T>(
  * An SQL condition restricting `deviceIdColumn` to in-scope devices, for list queries.
  * The column name must come from code, never from input.
  */
-export function deviceScopeSql(identity: Identity, deviceIdColumn: string): { sql: string; params: unknown[] } {
+export function deviceScopeSql(
+  identity: Identity,
+  deviceIdColumn: string,
+): { sql: string; params: unknown[] } {
   if (identity.tagIds === null) return { sql: '1', params: [] };
-  if (!/^[a-z_][a-z0-9_.]*$/i.test(deviceIdColumn)) throw new Error(`bad column name ${deviceIdColumn}`);
+  if (!/^[a-z_][a-z0-9_.]*$/i.test(deviceIdColumn))
+    throw new Error(`bad column name ${deviceIdColumn}`);
   return {
     sql: `EXISTS (SELECT 1 FROM device_tags st WHERE st.device_id = ${deviceIdColumn} AND st.tag_id IN (SELECT value FROM json_each(?)))`,
     params: [JSON.stringify(identity.tagIds)],

@@ -29,7 +29,8 @@ export function installSecurityHeaders(app: FastifyInstance): void {
       'content-security-policy': HTML_CSP,
       'x-frame-options': 'DENY',
     });
-    if (request.url.startsWith('/api/') || request.url.startsWith('/auth/')) reply.header('cache-control', 'no-store');
+    if (request.url.startsWith('/api/') || request.url.startsWith('/auth/'))
+      reply.header('cache-control', 'no-store');
     done();
   });
 }
@@ -42,11 +43,13 @@ export function installSecurityHeaders(app: FastifyInstance): void {
  */
 export function installContentTypeGate(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
-    const accepts: readonly string[] = (route.config)?.accepts ?? ['application/json'];
+    const accepts: readonly string[] = route.config?.accepts ?? ['application/json'];
     const refusal = `Unsupported Media Type: this endpoint accepts ${accepts.join(', ')}.`;
     const gate: RouteHook = (request, _reply, done) => {
       const length = request.headers['content-length'];
-      const hasBody = (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
+      const hasBody =
+        (length !== undefined && length !== '0') ||
+        request.headers['transfer-encoding'] !== undefined;
       if (!hasBody) return done();
       const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (!accepts.includes(type)) return done(new ApiFailure(415, refusal));

@@ -36,7 +36,9 @@ function messageOf(error: AjvError, field: string): string {
       return `The ${label} field must be a string.`;
     }
     case 'minLength':
-      return Number(p.limit) <= 1 ? `The ${label} field is required.` : `The ${label} field must be at least ${String(p.limit)} characters.`;
+      return Number(p.limit) <= 1
+        ? `The ${label} field is required.`
+        : `The ${label} field must be at least ${String(p.limit)} characters.`;
     case 'maxLength':
       return `The ${label} field must not be greater than ${String(p.limit)} characters.`;
     case 'minimum':
@@ -50,7 +52,9 @@ function messageOf(error: AjvError, field: string): string {
     case 'maxItems':
       return `The ${label} field must not have more than ${String(p.limit)} items.`;
     case 'format':
-      return p.format === 'email' ? `The ${label} field must be a valid email address.` : `The ${label} field format is invalid.`;
+      return p.format === 'email'
+        ? `The ${label} field must be a valid email address.`
+        : `The ${label} field format is invalid.`;
     case 'pattern':
       return `The ${label} field format is invalid.`;
     case 'enum':
@@ -65,7 +69,10 @@ function messageOf(error: AjvError, field: string): string {
   }
 }
 
-export function fieldErrorsFrom(errors: readonly AjvError[]): { fields: FieldErrors; first: string } {
+export function fieldErrorsFrom(errors: readonly AjvError[]): {
+  fields: FieldErrors;
+  first: string;
+} {
   const fields: FieldErrors = {};
   let first = '';
   for (const error of errors) {

@@ -17,5 +17,9 @@ export const REDACT_PATHS = [
 ];
 
 export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { app: 'appliance' } });
+  return pino({
+    level,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    base: { app: 'appliance' },
+  });
 }

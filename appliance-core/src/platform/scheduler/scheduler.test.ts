@@ -31,19 +31,29 @@ class VirtualTime implements Timers {
   }
 }
 
-const job = (id: string, intervalMs: number, kind = 'k'): JobSpec<string> => ({ id, kind, intervalMs, payload: id });
+const job = (id: string, intervalMs: number, kind = 'k'): JobSpec<string> => ({
+  id,
+  kind,
+  intervalMs,
+  payload: id,
+});
 
 describe('Scheduler', () => {
   it('runs each job at its own fixed rate after a jitter within one interval', async () => {
     const time = new VirtualTime();
     const scheduler = new Scheduler(time.clock, time, () => 0.5);
     const runs: [string, number][] = [];
-    scheduler.defineKind<string>('k', { concurrency: 10, run: async (j) => void runs.push([j.payload, time.now]) });
+    scheduler.defineKind<string>('k', {
+      concurrency: 10,
+      run: async (j) => void runs.push([j.payload, time.now]),
+    });
     scheduler.upsert(job('a', 1000));
     scheduler.upsert(job('b', 3000));
     await scheduler.start();
     await time.advance(6000);
-    expect(runs.filter(([id]) => id === 'a').map(([, t]) => t)).toEqual([500, 1500, 2500, 3500, 4500, 5500]);
+    expect(runs.filter(([id]) => id === 'a').map(([, t]) => t)).toEqual([
+      500, 1500, 2500, 3500, 4500, 5500,
+    ]);
     expect(runs.filter(([id]) => id === 'b').map(([, t]) => t)).toEqual([1500, 4500]);
     expect(scheduler.stats().lateness.max).toBe(0);
     await scheduler.stop();
@@ -84,7 +94,12 @@ describe('Scheduler', () => {
   it('a failing job is counted and reported but keeps its cadence, and others are unaffected', async () => {
     const time = new VirtualTime();
     const errors: string[] = [];
-    const scheduler = new Scheduler(time.clock, time, () => 0, (err, jobs) => errors.push(`${jobs[0]?.id}: ${(err as Error).message}`));
+    const scheduler = new Scheduler(
+      time.clock,
+      time,
+      () => 0,
+      (err, jobs) => errors.push(`${jobs[0]?.id}: ${(err as Error).message}`),
+    );
     const runs: string[] = [];
     scheduler.defineKind<string>('k', {
       concurrency: 5,
@@ -108,7 +123,10 @@ describe('Scheduler', () => {
     const time = new VirtualTime();
     const scheduler = new Scheduler(time.clock, time, () => 0);
     const runs: [string, number][] = [];
-    scheduler.defineKind<string>('k', { concurrency: 5, run: async (j) => void runs.push([j.id, time.now]) });
+    scheduler.defineKind<string>('k', {
+      concurrency: 5,
+      run: async (j) => void runs.push([j.id, time.now]),
+    });
     scheduler.upsert(job('a', 1000));
     scheduler.upsert(job('b', 1000));
     await scheduler.start();
@@ -117,7 +135,9 @@ describe('Scheduler', () => {
     scheduler.remove('b');
     await time.advance(10_000);
     expect(runs.filter(([id]) => id === 'b').length).toBe(2);
-    expect(runs.filter(([id, t]) => id === 'a' && t >= 1500).map(([, t]) => t)).toEqual([1500, 6500, 11500]);
+    expect(runs.filter(([id, t]) => id === 'a' && t >= 1500).map(([, t]) => t)).toEqual([
+      1500, 6500, 11500,
+    ]);
     expect(scheduler.has('b')).toBe(false);
     await scheduler.stop();
   });
@@ -126,7 +146,11 @@ describe('Scheduler', () => {
     const time = new VirtualTime();
     const scheduler = new Scheduler(time.clock, time, () => 0);
     const batches: number[] = [];
-    scheduler.defineKind('icmp', { concurrency: 1, maxBatch: 40, runBatch: async (jobs) => void batches.push(jobs.length) });
+    scheduler.defineKind('icmp', {
+      concurrency: 1,
+      maxBatch: 40,
+      runBatch: async (jobs) => void batches.push(jobs.length),
+    });
     for (let i = 0; i < 100; i++) scheduler.upsert(job(`t${i}`, 10_000, 'icmp'));
     await scheduler.start();
     await time.advance(1);
@@ -140,7 +164,12 @@ describe('Scheduler', () => {
     let n = 0;
     const scheduler = new Scheduler(time.clock, time, () => (n++ * 10) / 10_000);
     const batches: [number, number][] = [];
-    scheduler.defineKind('icmp', { concurrency: 4, maxBatch: 100, gatherMs: 50, runBatch: async (jobs) => void batches.push([time.now, jobs.length]) });
+    scheduler.defineKind('icmp', {
+      concurrency: 4,
+      maxBatch: 100,
+      gatherMs: 50,
+      runBatch: async (jobs) => void batches.push([time.now, jobs.length]),
+    });
     for (let i = 0; i < 10; i++) scheduler.upsert(job(`t${i}`, 10_000, 'icmp'));
     await scheduler.start();
     await time.advance(200);
@@ -158,7 +187,12 @@ describe('Scheduler', () => {
     const time = new VirtualTime();
     const scheduler = new Scheduler(time.clock, time, () => 0);
     const batches: [number, number][] = [];
-    scheduler.defineKind('icmp', { concurrency: 1, maxBatch: 40, gatherMs: 1000, runBatch: async (jobs) => void batches.push([time.now, jobs.length]) });
+    scheduler.defineKind('icmp', {
+      concurrency: 1,
+      maxBatch: 40,
+      gatherMs: 1000,
+      runBatch: async (jobs) => void batches.push([time.now, jobs.length]),
+    });
     for (let i = 0; i < 100; i++) scheduler.upsert(job(`t${i}`, 10_000, 'icmp'));
     await scheduler.start();
     await time.advance(1);
@@ -177,7 +211,10 @@ describe('Scheduler', () => {
     let aborted = false;
     scheduler.defineKind('k', {
       concurrency: 1,
-      run: (_j, signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => ((aborted = true), resolve()))),
+      run: (_j, signal) =>
+        new Promise<void>((resolve) =>
+          signal.addEventListener('abort', () => ((aborted = true), resolve())),
+        ),
     });
     scheduler.upsert(job('a', 1000));
     await scheduler.start();

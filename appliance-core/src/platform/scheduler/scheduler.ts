@@ -70,7 +70,10 @@ const LATENESS_WINDOW = 10_000;
 export class Scheduler {
   private readonly entries = new Map<string, Entry>();
   private readonly heap: Entry[] = [];
-  private readonly kinds = new Map<string, KindOptions & { running: number; queue: Entry[]; gatherTimer: unknown }>();
+  private readonly kinds = new Map<
+    string,
+    KindOptions & { running: number; queue: Entry[]; gatherTimer: unknown }
+  >();
   private timer: unknown = null;
   private timerAt = Infinity;
   private started = false;
@@ -81,7 +84,10 @@ export class Scheduler {
 
   constructor(
     private readonly clock: Clock,
-    private readonly timers: Timers = { setTimeout: (fn, ms) => setTimeout(fn, ms).unref(), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) },
+    private readonly timers: Timers = {
+      setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+      clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+    },
     private readonly random: () => number = Math.random,
     private readonly onError: (err: unknown, jobs: JobSpec[]) => void = () => {},
   ) {
@@ -91,7 +97,8 @@ export class Scheduler {
   }
 
   defineKind<T>(kind: string, options: KindOptions<T>): void {
-    if (!options.run === !options.runBatch) throw new Error(`kind ${kind}: give exactly one of run or runBatch`);
+    if (!options.run === !options.runBatch)
+      throw new Error(`kind ${kind}: give exactly one of run or runBatch`);
     // Jobs of a kind carry that kind's payload type; the map stores them type-erased.
     this.kinds.set(kind, { ...(options as KindOptions), running: 0, queue: [], gatherTimer: null });
   }
@@ -108,7 +115,15 @@ export class Scheduler {
       if (intervalChanged) this.reschedule(existing, now + this.random() * spec.intervalMs);
       return;
     }
-    const entry: Entry = { spec, dueAt: now + this.random() * spec.intervalMs, running: false, queued: false, queuedAt: 0, removed: false, heapIndex: -1 };
+    const entry: Entry = {
+      spec,
+      dueAt: now + this.random() * spec.intervalMs,
+      running: false,
+      queued: false,
+      queuedAt: 0,
+      removed: false,
+      heapIndex: -1,
+    };
     this.entries.set(spec.id, entry);
     this.push(entry);
     this.arm();
@@ -152,14 +167,28 @@ export class Scheduler {
 
   stats(): SchedulerStats {
     const sorted = [...this.lateness].sort((a, b) => a - b);
-    const pick = (q: number) => (sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number));
+    const pick = (q: number) =>
+      sorted.length === 0
+        ? 0
+        : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number);
     let running = 0;
     let queued = 0;
     for (const kind of this.kinds.values()) {
       running += kind.running;
       queued += kind.queue.length;
     }
-    return { jobs: this.entries.size, running, queued, ...this.counters, lateness: { p50: pick(0.5), p99: pick(0.99), max: sorted.at(-1) ?? 0, samples: sorted.length } };
+    return {
+      jobs: this.entries.size,
+      running,
+      queued,
+      ...this.counters,
+      lateness: {
+        p50: pick(0.5),
+        p99: pick(0.99),
+        max: sorted.at(-1) ?? 0,
+        samples: sorted.length,
+      },
+    };
   }
 
   // --- timing ------------------------------------------------------------------------------
@@ -171,7 +200,10 @@ export class Scheduler {
     if (this.timer !== null && this.timerAt <= next.dueAt) return;
     if (this.timer !== null) this.timers.clearTimeout(this.timer);
     this.timerAt = next.dueAt;
-    this.timer = this.timers.setTimeout(() => this.tick(), Math.max(0, next.dueAt - this.clock.now()));
+    this.timer = this.timers.setTimeout(
+      () => this.tick(),
+      Math.max(0, next.dueAt - this.clock.now()),
+    );
   }
 
   private tick(): void {
@@ -207,7 +239,8 @@ export class Scheduler {
     while (kind.running < kind.concurrency && kind.queue.length > 0) {
       const size = kind.runBatch ? Math.max(1, kind.maxBatch ?? 100) : 1;
       if (kind.runBatch && (kind.gatherMs ?? 0) > 0 && kind.queue.length < size) {
-        const waitMs = (kind.queue[0] as Entry).queuedAt + (kind.gatherMs as number) - this.clock.now();
+        const waitMs =
+          (kind.queue[0] as Entry).queuedAt + (kind.gatherMs as number) - this.clock.now();
         if (waitMs > 0) {
           if (kind.gatherTimer === null) {
             kind.gatherTimer = this.timers.setTimeout(() => {
@@ -229,7 +262,11 @@ export class Scheduler {
       kind.running++;
       this.counters.runs += batch.length;
       const specs = batch.map((e) => e.spec);
-      const work = (kind.runBatch ? kind.runBatch(specs, this.abort.signal) : kind.run!(specs[0]!, this.abort.signal))
+      const work = (
+        kind.runBatch
+          ? kind.runBatch(specs, this.abort.signal)
+          : kind.run!(specs[0]!, this.abort.signal)
+      )
         .catch((err: unknown) => {
           this.counters.failures += batch.length;
           this.onError(err, specs);
@@ -299,8 +336,10 @@ export class Scheduler {
       const left = 2 * index + 1;
       const right = left + 1;
       let smallest = index;
-      if (left < heap.length && (heap[left] as Entry).dueAt < (heap[smallest] as Entry).dueAt) smallest = left;
-      if (right < heap.length && (heap[right] as Entry).dueAt < (heap[smallest] as Entry).dueAt) smallest = right;
+      if (left < heap.length && (heap[left] as Entry).dueAt < (heap[smallest] as Entry).dueAt)
+        smallest = left;
+      if (right < heap.length && (heap[right] as Entry).dueAt < (heap[smallest] as Entry).dueAt)
+        smallest = right;
       if (smallest === index) return;
       this.swap(index, smallest);
       index = smallest;

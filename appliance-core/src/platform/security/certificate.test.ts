@@ -14,7 +14,9 @@ describe('TLS identity', () => {
     expect(cert.subjectAltName).toContain('IP Address:127.0.0.1');
     expect(cert.subjectAltName).toContain('DNS:localhost');
     expect(cert.publicKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
-    expect(cert.checkPrivateKey(await import('node:crypto').then((c) => c.createPrivateKey(first.key)))).toBe(true);
+    expect(
+      cert.checkPrivateKey(await import('node:crypto').then((c) => c.createPrivateKey(first.key))),
+    ).toBe(true);
     expect(fs.statSync(path.join(dir, 'tls', 'key.pem')).mode & 0o777).toBe(0o600);
     const second = await loadOrCreateTls(dir, '127.0.0.1');
     expect(second.cert).toBe(first.cert);

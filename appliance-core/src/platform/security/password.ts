@@ -26,21 +26,45 @@ function maxmem(params: ScryptParams): number {
   return 128 * params.N * params.r * 2;
 }
 
-export async function hashPassword(password: string, params: ScryptParams = DEFAULT_SCRYPT): Promise<string> {
+export async function hashPassword(
+  password: string,
+  params: ScryptParams = DEFAULT_SCRYPT,
+): Promise<string> {
   const salt = crypto.randomBytes(16);
-  const key = await scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, { ...params, maxmem: maxmem(params) });
-  return ['scrypt', params.N, params.r, params.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const key = await scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, {
+    ...params,
+    maxmem: maxmem(params),
+  });
+  return [
+    'scrypt',
+    params.N,
+    params.r,
+    params.p,
+    salt.toString('base64url'),
+    key.toString('base64url'),
+  ].join('$');
 }
 
 const MIN_KEY_BYTES = 16;
 
 /** Parses a stored hash; null when it is not one this module could have written. */
-function parseHash(stored: string): { params: ScryptParams; salt: Buffer; expected: Buffer } | null {
+function parseHash(
+  stored: string,
+): { params: ScryptParams; salt: Buffer; expected: Buffer } | null {
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return null;
   const [N, r, p] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
   const isPowerOfTwo = Number.isInteger(N) && N >= 2 && N <= 2 ** 24 && (N & (N - 1)) === 0;
-  if (!isPowerOfTwo || !Number.isInteger(r) || r < 1 || r > 64 || !Number.isInteger(p) || p < 1 || p > 16) return null;
+  if (
+    !isPowerOfTwo ||
+    !Number.isInteger(r) ||
+    r < 1 ||
+    r > 64 ||
+    !Number.isInteger(p) ||
+    p < 1 ||
+    p > 16
+  )
+    return null;
   const salt = Buffer.from(parts[4] as string, 'base64url');
   const expected = Buffer.from(parts[5] as string, 'base64url');
   if (salt.length < 8 || expected.length < MIN_KEY_BYTES) return null;
@@ -53,7 +77,10 @@ export async function verifyPassword(password: string, stored: string | null): P
   const parsed = parseHash(stored);
   if (!parsed) return false;
   try {
-    const key = await scrypt(password.normalize('NFKC'), parsed.salt, parsed.expected.length, { ...parsed.params, maxmem: maxmem(parsed.params) });
+    const key = await scrypt(password.normalize('NFKC'), parsed.salt, parsed.expected.length, {
+      ...parsed.params,
+      maxmem: maxmem(parsed.params),
+    });
     return crypto.timingSafeEqual(key, parsed.expected);
   } catch {
     return false;

@@ -31,7 +31,8 @@ export class SecretBox {
 export function loadOrCreateKey(file: string): Buffer {
   if (fs.existsSync(file)) {
     const key = fs.readFileSync(file);
-    if (key.length !== 32) throw new Error(`secret key ${file} is damaged (expected 32 bytes, found ${key.length})`);
+    if (key.length !== 32)
+      throw new Error(`secret key ${file} is damaged (expected 32 bytes, found ${key.length})`);
     return key;
   }
   const key = crypto.randomBytes(32);

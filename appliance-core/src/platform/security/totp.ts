@@ -18,7 +18,12 @@ export function totpUri(secret: string, issuer: string, label: string): string {
  * Returns the step of the matching code (within one step of clock drift), or null when the
  * code is wrong or was already used (step <= lastStep).
  */
-export function verifyTotp(secret: string, code: string, lastStep: number, now: number): number | null {
+export function verifyTotp(
+  secret: string,
+  code: string,
+  lastStep: number,
+  now: number,
+): number | null {
   const clean = code.replace(/\s+/g, '');
   if (!/^\d{6}$/.test(clean)) return null;
   const totp = new TOTP({ secret: Secret.fromBase32(secret), period: PERIOD });
