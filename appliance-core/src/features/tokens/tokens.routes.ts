@@ -2,8 +2,9 @@ import type { CoreContext } from '../../platform/context.js';
 import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import { allOf } from '../../platform/http/identity.js';
+import { defineRoute } from '../../platform/http/define-route.js';
 import { identityOf } from '../../platform/http/route-config.js';
-import { responses, ErrorBody } from '../../platform/http/schemas.js';
+import { ErrorBody } from '../../platform/http/schemas.js';
 import { DAY_MS, toIsoWithOffset } from '../../platform/time/time.js';
 import { findToken, listTokensForUser, revokeToken } from './tokens.repository.js';
 import {
@@ -41,31 +42,27 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
     internal,
   });
 
-  app.get(
-    '/api/tokens',
-    {
-      config: { access: allOf('api'), errors: own('Failed to load tokens') },
-      schema: {
-        tags: TAGS,
-        summary: "List the caller's tokens",
-        response: responses(own('Failed to load tokens'), { 200: TokenList }),
-      },
-    },
-    async (request) => ({ tokens: list(identityOf(request).user.id) }),
-  );
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/tokens',
+    access: allOf('api'),
+    errors: own('Failed to load tokens'),
+    tags: TAGS,
+    summary: "List the caller's tokens",
+    response: { 200: TokenList },
+    handler: async (request) => ({ tokens: list(identityOf(request).user.id) }),
+  });
 
-  app.post(
-    '/api/tokens',
-    {
-      config: { access: allOf('api'), errors: own('Failed to create token') },
-      schema: {
-        tags: TAGS,
-        summary: 'Create a personal access token (plaintext shown once)',
-        body: CreateTokenBody,
-        response: responses(own('Failed to create token'), { 201: CreatedToken }),
-      },
-    },
-    async (request, reply) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/tokens',
+    access: allOf('api'),
+    errors: own('Failed to create token'),
+    tags: TAGS,
+    summary: 'Create a personal access token (plaintext shown once)',
+    body: CreateTokenBody,
+    response: { 201: CreatedToken },
+    handler: async (request, reply) => {
       const body = request.body;
       const name = body.name.trim();
       const reserved = RESERVED_PREFIXES.find((prefix) => name.startsWith(prefix));
@@ -94,26 +91,24 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
         created_at: toIsoWithOffset(minted.createdAt),
       };
     },
-  );
+  });
 
-  app.delete(
-    '/api/tokens/:id',
-    {
-      config: { access: allOf('api'), errors: own('Failed to revoke token') },
-      schema: {
-        tags: TAGS,
-        summary: 'Revoke one of your tokens',
-        params: TokenIdParams,
-        response: responses(own('Failed to revoke token'), { 200: Revoked, 404: ErrorBody }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'DELETE',
+    url: '/api/tokens/:id',
+    access: allOf('api'),
+    errors: own('Failed to revoke token'),
+    tags: TAGS,
+    summary: 'Revoke one of your tokens',
+    params: TokenIdParams,
+    response: { 200: Revoked, 404: ErrorBody },
+    handler: async (request) => {
       const identity = identityOf(request);
       if (!revokeToken(db, { id: request.params.id, userId: identity.user.id, now: clock.now() }))
         throw failure(404, 'Token not found');
       return { revoked: true as const };
     },
-  );
+  });
 
   // spec: part1 > Administering other users' tokens
   const admin = (internal?: string): RouteErrors => ({
@@ -126,35 +121,31 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
     if (!deps.userExists(userId)) throw failure(404, 'User not found');
   };
 
-  app.get(
-    '/api/users/:userId/tokens',
-    {
-      config: { access: allOf('users'), errors: admin('Failed to load tokens') },
-      schema: {
-        tags: TAGS,
-        summary: "List another user's tokens",
-        params: UserIdParams,
-        response: responses(admin('Failed to load tokens'), { 200: TokenList, 404: ErrorBody }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/users/:userId/tokens',
+    access: allOf('users'),
+    errors: admin('Failed to load tokens'),
+    tags: TAGS,
+    summary: "List another user's tokens",
+    params: UserIdParams,
+    response: { 200: TokenList, 404: ErrorBody },
+    handler: async (request) => {
       mustExist(request.params.userId);
       return { tokens: list(request.params.userId) };
     },
-  );
+  });
 
-  app.delete(
-    '/api/users/:userId/tokens/:id',
-    {
-      config: { access: allOf('users'), errors: admin() },
-      schema: {
-        tags: TAGS,
-        summary: "Revoke another user's token",
-        params: UserTokenParams,
-        response: responses(admin(), { 200: Revoked, 404: ErrorBody }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'DELETE',
+    url: '/api/users/:userId/tokens/:id',
+    access: allOf('users'),
+    errors: admin(),
+    tags: TAGS,
+    summary: "Revoke another user's token",
+    params: UserTokenParams,
+    response: { 200: Revoked, 404: ErrorBody },
+    handler: async (request) => {
       const { userId, id } = request.params;
       const revoked = revokeToken(db, {
         id,
@@ -165,24 +156,22 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
       if (!revoked || !findToken(db, id)) throw failure(404, 'Token not found');
       return { revoked: true as const };
     },
-  );
+  });
 
-  app.post(
-    '/api/users/:userId/tokens/revoke-all',
-    {
-      config: { access: allOf('users'), errors: admin() },
-      schema: {
-        tags: TAGS,
-        summary: "Revoke all of a user's tokens and end their web session",
-        params: UserIdParams,
-        response: responses(admin(), { 200: RevokedCount, 404: ErrorBody }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/users/:userId/tokens/revoke-all',
+    access: allOf('users'),
+    errors: admin(),
+    tags: TAGS,
+    summary: "Revoke all of a user's tokens and end their web session",
+    params: UserIdParams,
+    response: { 200: RevokedCount, 404: ErrorBody },
+    handler: async (request) => {
       const { userId } = request.params;
       mustExist(userId);
       const revoked = deps.tokens.revokeEverything(userId, identityOf(request).user.id);
       return { revoked, user_id: userId };
     },
-  );
+  });
 }

@@ -1,0 +1,162 @@
+/**
+ * One declaration per route: method, the spec's path, access rule, error shape, schemas and
+ * handler. `defineRoute` fills the route `config` (what the route-declaration guard checks) and
+ * the response map (the route's own statuses plus every status the platform may answer in the
+ * route's families, so /openapi.json documents them and serialization never mangles a failure)
+ * from that one declaration: the pair cannot drift apart, and a route cannot forget a status.
+ *
+ * The handler is typed from the declaration's TypeBox schemas (params, querystring, body,
+ * response) through Fastify's TypeBox type provider, as `app.get(url, {schema}, handler)` is.
+ */
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  ContextConfigDefault,
+  FastifyBaseLogger,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+  RouteGenericInterface,
+  RouteHandlerMethod,
+  onRequestHookHandler,
+} from 'fastify';
+import type { RateLimitOptions } from '@fastify/rate-limit';
+import type { RouteErrors } from './envelopes.js';
+import type { App } from './http-server.js';
+import type { Access } from './identity.js';
+import { responses } from './schemas.js';
+
+/** Named error shapes that many routes share (a route may still declare its own RouteErrors). */
+export const ERROR_PRESETS = {
+  /** HTTP 200 `{status: false, hasError: true, message}` for validation and failures. */
+  legacy: { validation: 'legacy', failure: 'legacy' },
+  /** 400 `{errors: {field: [text]}}` for validation, `{error}` with the status for failures. */
+  errors: { validation: 'errors', failure: 'error' },
+  /** `{error}` with the status for validation (422) and failures. */
+  error: { validation: 'error', failure: 'error' },
+  /** `{status: <HTTP status>, message}` (device inventory). */
+  statusCode: { validation: 'statusCode', failure: 'statusCode' },
+  /** `{message}` with the failure's status. */
+  message: { validation: 'message', failure: 'message' },
+  /** On-box tools: HTTP 200 `{status: false, message}` for every failure of the tool. */
+  tool: { validation: 'statusMessage', validationStatus: 200, failure: 'statusMessage' },
+  /** `{status: false, message}` with the failure's HTTP status. */
+  statusMessage: { validation: 'statusMessage', failure: 'statusMessage' },
+  /** `{error: <oauth code>, error_description}`. */
+  oauth: { validation: 'oauth', failure: 'oauth' },
+} as const satisfies Record<string, RouteErrors>;
+
+export type ErrorPreset = keyof typeof ERROR_PRESETS;
+
+export function routeErrors(errors: RouteErrors | ErrorPreset): RouteErrors {
+  return typeof errors === 'string' ? ERROR_PRESETS[errors] : errors;
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type Responses = Record<number, TSchema>;
+
+/** What the type provider sees: only the parts a route declares. */
+interface SchemaOf<P, Q, B, H, R> {
+  params: P;
+  querystring: Q;
+  body: B;
+  headers: H;
+  response: R;
+}
+
+export type DeclaredHandler<P, Q, B, H, R> = RouteHandlerMethod<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  RouteGenericInterface,
+  ContextConfigDefault,
+  SchemaOf<P, Q, B, H, R>,
+  TypeBoxTypeProvider,
+  FastifyBaseLogger
+>;
+
+export interface RouteDeclaration<
+  P extends TSchema | undefined,
+  Q extends TSchema | undefined,
+  B extends TSchema | undefined,
+  H extends TSchema | undefined,
+  R extends Responses,
+> {
+  method: Method;
+  /** The spec's exact path, in Fastify's `:param` form. */
+  url: string;
+  access: Access;
+  /** The error families of the route: a preset's name or its own RouteErrors. */
+  errors: RouteErrors | ErrorPreset;
+  /** OpenAPI grouping and text. */
+  tags: readonly string[];
+  summary: string;
+  description?: string;
+  /** Stable OpenAPI operation id (the console's generated client uses it). */
+  operationId?: string;
+  params?: P;
+  querystring?: Q;
+  body?: B;
+  headers?: H;
+  /** The route's own statuses and bodies; the platform's failure statuses are added. */
+  response: R;
+  /** A rate limit where the spec sets one (adds 429 to the response map). */
+  rateLimit?: RateLimitOptions;
+  /** Media types accepted for a request body (default: application/json). */
+  accepts?: readonly string[];
+  /** Request-body media types for the OpenAPI document (Fastify's `consumes`). */
+  consumes?: readonly string[];
+  /** Response media types for the OpenAPI document (Fastify's `produces`). */
+  produces?: readonly string[];
+  /** Route-level onRequest hooks (after the platform's auth check and media-type gate). */
+  onRequest?: onRequestHookHandler | onRequestHookHandler[];
+  /** Leave the route out of /openapi.json. */
+  hide?: boolean;
+  /** Body size limit in bytes where the default does not fit. */
+  bodyLimit?: number;
+  handler: DeclaredHandler<P, Q, B, H, R>;
+}
+
+/** Registers one route from its declaration (see the module header). */
+export function defineRoute<
+  P extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+  B extends TSchema | undefined = undefined,
+  H extends TSchema | undefined = undefined,
+  R extends Responses = Responses,
+>(app: App, declaration: RouteDeclaration<P, Q, B, H, R>): void {
+  const d = declaration;
+  const errors = routeErrors(d.errors);
+  const schema: Record<string, unknown> = {
+    tags: [...d.tags],
+    summary: d.summary,
+    response: responses(errors, d.response, {
+      authenticated: d.access.kind !== 'public',
+      rateLimited: d.rateLimit !== undefined,
+    }),
+  };
+  if (d.description !== undefined) schema.description = d.description;
+  if (d.operationId !== undefined) schema.operationId = d.operationId;
+  if (d.params !== undefined) schema.params = d.params;
+  if (d.querystring !== undefined) schema.querystring = d.querystring;
+  if (d.body !== undefined) schema.body = d.body;
+  if (d.headers !== undefined) schema.headers = d.headers;
+  if (d.consumes !== undefined) schema.consumes = [...d.consumes];
+  if (d.produces !== undefined) schema.produces = [...d.produces];
+  if (d.hide) schema.hide = true;
+  const config: Record<string, unknown> = { access: d.access, errors };
+  if (d.rateLimit !== undefined) config.rateLimit = d.rateLimit;
+  if (d.accepts !== undefined) config.accepts = d.accepts;
+  app.route({
+    method: d.method,
+    url: d.url,
+    config,
+    schema,
+    ...(d.onRequest !== undefined ? { onRequest: d.onRequest } : {}),
+    ...(d.bodyLimit !== undefined ? { bodyLimit: d.bodyLimit } : {}),
+    handler: d.handler as RouteHandlerMethod,
+  });
+}
+
+/** The static type of a declared schema, or undefined when the route declares none. */
+export type StaticOf<S extends TSchema | undefined> = S extends TSchema ? Static<S> : undefined;
