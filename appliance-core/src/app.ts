@@ -14,6 +14,7 @@ import type { ApplianceConfig } from './platform/config/config.js';
 import type { CoreContext } from './platform/context.js';
 import { openDatabase, type DB } from './platform/db/database.js';
 import { migrate } from './platform/db/migrate.js';
+import { CollectorPorts } from './platform/net/collector-ports.js';
 import { createHttpServer, type App } from './platform/http/http-server.js';
 import { openapiRoutes } from './platform/http/openapi.routes.js';
 import { createLogger } from './platform/logging/logger.js';
@@ -98,7 +99,15 @@ export async function buildApp(
     });
   }
 
-  const ctx: CoreContext = { db, clock, secrets, config, log, hostname: () => os.hostname() };
+  const ctx: CoreContext = {
+    db,
+    clock,
+    secrets,
+    config,
+    log,
+    hostname: () => os.hostname(),
+    collectorPorts: new CollectorPorts(),
+  };
   const features = createFeatures(ctx);
   const app = await createHttpServer({
     logger: log,

@@ -1,8 +1,16 @@
 /**
  * Standalone entry (`npm start`): configuration from flags and environment, then listen.
- * Also the entry of the Electron utility process: when a parent port exists, readiness is
- * posted to it as `{type: 'ready', url}`.
+ *
+ * Readiness is announced three ways, once the API listens and the engines (collectors included)
+ * have started:
+ * - stdout: `appliance listening on https://HOST:PORT`, then `collector ports: <JSON>` (what each
+ *   collector bound, `{}` when none runs; `auto` ports are known only here);
+ * - the ready message `{type: 'ready', url, certSha256, ports}` on Electron's `process.parentPort`
+ *   (utility process) or through `process.send` (a Node child forked with an IPC channel), so a
+ *   parent needs no log parsing. `certSha256` is the SHA-256 fingerprint of the served certificate
+ *   as Node prints it (`AB:CD:…`, 32 colon-separated pairs), for pinning; `ports` is the report.
  */
+import { X509Certificate } from 'node:crypto';
 import { ADMIN_PASSWORD_FILE, buildApp, StartupError } from './app.js';
 import { ConfigError, loadConfig } from './platform/config/config.js';
 
@@ -10,6 +18,13 @@ const SHUTDOWN_LIMIT_MS = 5_000;
 
 interface ParentPort {
   postMessage(message: unknown): void;
+}
+
+export interface ReadyMessage {
+  type: 'ready';
+  url: string;
+  certSha256: string | null;
+  ports: Record<string, { udp?: number; tcp?: number }>;
 }
 
 function fail(message: string): never {
@@ -58,11 +73,15 @@ async function main(): Promise<void> {
         `  (also written to ${config.dataDir}/${ADMIN_PASSWORD_FILE}; change it after signing in)\n`,
     );
   }
-  process.stdout.write(`appliance listening on ${url}\n`);
-  (process as unknown as { parentPort?: ParentPort }).parentPort?.postMessage({
-    type: 'ready',
-    url,
-  });
+  const ports = appliance.ctx.collectorPorts.report();
+  process.stdout.write(
+    `appliance listening on ${url}\ncollector ports: ${JSON.stringify(ports)}\n`,
+  );
+  const certSha256 = appliance.tls ? new X509Certificate(appliance.tls.cert).fingerprint256 : null;
+  const ready: ReadyMessage = { type: 'ready', url, certSha256, ports };
+  const parentPort = (process as unknown as { parentPort?: ParentPort }).parentPort;
+  if (parentPort) parentPort.postMessage(ready);
+  else if (process.send) process.send(ready);
 
   let closing = false;
   const shutdown = (signal: string) => {

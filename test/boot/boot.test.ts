@@ -3,6 +3,8 @@
  * first start, the ready line, SIGTERM within 5 s, data kept across starts, and one-line
  * errors with exit code 1 for a corrupt or unusable data dir, bad configuration or a busy port.
  */
+import { fork } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -12,7 +14,7 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCore } from '../harness/build-core.js';
 import { findProgram, havePeer } from '../harness/peers.js';
-import { runServer, startServer, stopServer } from '../harness/process.js';
+import { ROOT, runServer, SERVER, startServer, stopServer } from '../harness/process.js';
 
 const agent = new Agent({ connect: { rejectUnauthorized: false } });
 const dirs: string[] = [];
@@ -82,6 +84,65 @@ describe('first start on an empty data dir', () => {
       const stopped = await stopServer(server);
       expect(stopped.code).toBe(0);
       expect(stopped.ms).toBeLessThan(5000);
+    }
+  });
+});
+
+describe('the ready report', () => {
+  it('prints the collector ports after the ready line and posts {type, url, certSha256, ports} to a forked parent', async () => {
+    const dataDir = tempDir();
+    let out = '';
+    const child = fork(SERVER, [], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        APPLIANCE_DATA_DIR: dataDir,
+        APPLIANCE_BIND: '127.0.0.1',
+        APPLIANCE_HTTPS_PORT: '0',
+        APPLIANCE_SYSLOG_PORT: 'auto',
+        APPLIANCE_NETFLOW_PORT: 'auto',
+        APPLIANCE_LOG_LEVEL: 'warn',
+        APPLIANCE_ADMIN_PASSWORD: 'Ready-Passw0rd',
+      },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
+    try {
+      const ready = await new Promise<any>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no ready message within 20 s')), 20_000);
+        child.on('message', (message) => {
+          clearTimeout(timer);
+          resolve(message);
+        });
+      });
+      const cert = new X509Certificate(fs.readFileSync(path.join(dataDir, 'tls', 'cert.pem')));
+      expect(ready).toEqual({
+        type: 'ready',
+        url: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+$/),
+        certSha256: cert.fingerprint256,
+        ports: {},
+      });
+      expect(ready.certSha256).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+      // The served certificate is the one announced.
+      const served = await new Promise<string>((resolve, reject) => {
+        const { port } = new URL(ready.url);
+        const socket = tls.connect(
+          { host: '127.0.0.1', port: Number(port), rejectUnauthorized: false },
+          () => {
+            resolve(socket.getPeerX509Certificate()?.fingerprint256 ?? '');
+            socket.end();
+          },
+        );
+        socket.on('error', reject);
+      });
+      expect(served).toBe(ready.certSha256);
+      expect(out).toContain(`appliance listening on ${ready.url}\ncollector ports: {}\n`);
+    } finally {
+      child.kill('SIGTERM');
+      expect((await exited).code).toBe(0);
     }
   });
 });

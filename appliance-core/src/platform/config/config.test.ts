@@ -40,6 +40,17 @@ describe('loadConfig', () => {
     });
   });
 
+  it('accepts auto for the collector ports and names it when a port is bad', () => {
+    const config = loadConfig({ APPLIANCE_SYSLOG_PORT: 'auto' }, ['--netflow-port', 'auto'], '/');
+    expect(config).toMatchObject({ syslogPort: 'auto', netflowPort: 'auto' });
+    expect(() => loadConfig({ APPLIANCE_SYSLOG_PORT: 'any' }, [], '/')).toThrow(
+      'APPLIANCE_SYSLOG_PORT: "any" is not a whole number or auto',
+    );
+    expect(() => loadConfig({ APPLIANCE_HTTPS_PORT: 'auto' }, [], '/')).toThrow(
+      'APPLIANCE_HTTPS_PORT: "auto" is not a whole number',
+    );
+  });
+
   it('lists every bad key at once', () => {
     try {
       loadConfig({ APPLIANCE_HTTPS_PORT: 'eighty', APPLIANCE_LOG_LEVEL: 'loud' }, [

@@ -9,12 +9,20 @@ import { Value } from '@sinclair/typebox/value';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+/** A collector's port: a number (0 disables) or `auto` (an ephemeral port, for tests and the desktop). */
+const CollectorPort = Type.Union([
+  Type.Integer({ minimum: 0, maximum: 65535 }),
+  Type.Literal('auto'),
+]);
+export type CollectorPortSetting = number | 'auto';
+
 export const ConfigSchema = Type.Object({
   dataDir: Type.String({ minLength: 1 }),
   bind: Type.String({ minLength: 1 }),
   httpsPort: Type.Integer({ minimum: 0, maximum: 65535 }),
-  syslogPort: Type.Integer({ minimum: 0, maximum: 65535 }),
-  netflowPort: Type.Integer({ minimum: 0, maximum: 65535 }),
+  syslogPort: CollectorPort,
+  netflowPort: CollectorPort,
+  collectorBind: Type.Optional(Type.String({ minLength: 1 })),
   adminPassword: Type.Optional(Type.String({ minLength: 1 })),
   logLevel: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
   loginTokenTtlHours: Type.Integer({ minimum: 1, maximum: 8760 }),
@@ -33,7 +41,7 @@ interface Setting {
   key: keyof ApplianceConfig;
   env: string;
   flag: string;
-  kind: 'string' | 'integer' | 'list';
+  kind: 'string' | 'integer' | 'port' | 'list';
   default?: string;
   help: string;
 }
@@ -68,17 +76,24 @@ export const SETTINGS: readonly Setting[] = [
     key: 'syslogPort',
     env: 'APPLIANCE_SYSLOG_PORT',
     flag: '--syslog-port',
-    kind: 'integer',
+    kind: 'port',
     default: '5514',
-    help: 'Syslog UDP and TCP port (0 disables)',
+    help: 'Syslog UDP and TCP port (0 disables; auto binds a free one, TCP on the number UDP got)',
   },
   {
     key: 'netflowPort',
     env: 'APPLIANCE_NETFLOW_PORT',
     flag: '--netflow-port',
-    kind: 'integer',
+    kind: 'port',
     default: '2055',
-    help: 'NetFlow/IPFIX UDP port (0 disables)',
+    help: 'NetFlow/IPFIX UDP port (0 disables; auto binds a free one)',
+  },
+  {
+    key: 'collectorBind',
+    env: 'APPLIANCE_COLLECTOR_BIND',
+    flag: '--collector-bind',
+    kind: 'string',
+    help: 'Address the syslog and NetFlow collectors listen on; APPLIANCE_BIND when unset',
   },
   {
     key: 'adminPassword',
@@ -176,9 +191,13 @@ export function loadConfig(
     const text = flags.get(s.flag) ?? env[s.env] ?? s.default;
     if (text === undefined) continue;
     const source = flags.has(s.flag) ? s.flag : env[s.env] !== undefined ? s.env : 'default';
-    if (s.kind === 'integer') {
+    if (s.kind === 'port' && text.trim() === 'auto') {
+      raw[s.key] = 'auto';
+    } else if (s.kind === 'integer' || s.kind === 'port') {
       if (!/^\d+$/.test(text.trim())) {
-        problems.push(`${source}: "${text}" is not a whole number`);
+        problems.push(
+          `${source}: "${text}" is not a whole number${s.kind === 'port' ? ' or auto' : ''}`,
+        );
         continue;
       }
       raw[s.key] = Number(text.trim());
