@@ -14,6 +14,7 @@ import type { ApplianceConfig } from './platform/config/config.js';
 import type { CoreContext } from './platform/context.js';
 import { openDatabase, type DB } from './platform/db/database.js';
 import { migrate } from './platform/db/migrate.js';
+import { EngineRegistry } from './platform/engines/engine-registry.js';
 import { CollectorPorts } from './platform/net/collector-ports.js';
 import { createHttpServer, type App } from './platform/http/http-server.js';
 import { openapiRoutes } from './platform/http/openapi.routes.js';
@@ -41,6 +42,8 @@ export interface Appliance {
   ctx: CoreContext;
   tls: TlsMaterial | null;
   engines: Engine[];
+  /** Every engine by name with its state; start, stop and restart one (settings lists them). */
+  registry: EngineRegistry;
   /** Set on first start when the admin password was generated. */
   initialAdminPassword: string | null;
   start(): Promise<void>;
@@ -120,30 +123,23 @@ export async function buildApp(
   await features.register(app);
   await app.ready();
 
-  let started: Engine[] = [];
+  const registry = new EngineRegistry(
+    () => clock.now(),
+    (engine, err) => log.error({ err, engine }, 'engine failed to stop'),
+  );
+  for (const engine of features.engines) registry.register(engine);
   return {
     app,
     db,
     ctx,
     tls,
     engines: features.engines,
+    registry,
     initialAdminPassword,
-    async start() {
-      for (const engine of features.engines) {
-        await engine.start();
-        started.push(engine);
-      }
-    },
+    start: () => registry.startAll(),
     async close() {
       await app.close();
-      for (const engine of started.reverse()) {
-        try {
-          await engine.stop();
-        } catch (err) {
-          log.error({ err, engine: engine.name }, 'engine failed to stop');
-        }
-      }
-      started = [];
+      await registry.stopAll();
       db.close();
     },
   };

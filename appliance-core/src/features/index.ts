@@ -29,11 +29,8 @@ import {
 import { UrlMonitorEngine, urlMonitorsRoutes } from './url-monitors/index.js';
 import { userExists, usersRoutes } from './users/index.js';
 
-export interface Engine {
-  name: string;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
+export type { Engine } from '../platform/engines/engine-registry.js';
+import type { Engine } from '../platform/engines/engine-registry.js';
 
 export interface Features {
   resolver: IdentityResolver;
@@ -76,7 +73,12 @@ export function createFeatures(ctx: CoreContext): Features {
       trackersEngine,
       urlMonitors,
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
-      { name: 'scheduler', start: () => scheduler.start(), stop: () => scheduler.stop() },
+      {
+        name: 'scheduler',
+        shared: true,
+        start: () => scheduler.start(),
+        stop: () => scheduler.stop(),
+      },
     ],
     async register(app) {
       await authRoutes(app, ctx, { tokens, resolver });
