@@ -13,6 +13,7 @@ import { seedSuperAdmin } from './features/users/index.js';
 import type { ApplianceConfig } from './platform/config/config.js';
 import type { CoreContext } from './platform/context.js';
 import { openDatabase, type DB } from './platform/db/database.js';
+import { auditRoutes } from './platform/audit/audit.routes.js';
 import { migrate } from './platform/db/migrate.js';
 import { EngineRegistry } from './platform/engines/engine-registry.js';
 import { CollectorPorts } from './platform/net/collector-ports.js';
@@ -120,6 +121,7 @@ export async function buildApp(
     version: APPLIANCE_VERSION,
   });
   await openapiRoutes(app);
+  await auditRoutes(app, { db });
   await features.register(app);
   await app.ready();
 
