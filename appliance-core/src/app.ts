@@ -16,6 +16,8 @@ import { openDatabase, type DB } from './platform/db/database.js';
 import { auditRoutes } from './platform/audit/audit.routes.js';
 import { migrate } from './platform/db/migrate.js';
 import { EngineRegistry } from './platform/engines/engine-registry.js';
+import { HttpMetrics, MetricsRegistry, processCollector } from './platform/metrics/metrics.js';
+import { metricsRoutes } from './platform/metrics/metrics.routes.js';
 import { CollectorPorts } from './platform/net/collector-ports.js';
 import { createHttpServer, type App } from './platform/http/http-server.js';
 import { openapiRoutes } from './platform/http/openapi.routes.js';
@@ -111,7 +113,12 @@ export async function buildApp(
     log,
     hostname: () => os.hostname(),
     collectorPorts: new CollectorPorts(),
+    metrics: new MetricsRegistry(),
   };
+  const httpMetrics = new HttpMetrics();
+  const processMetrics = processCollector();
+  ctx.metrics.register('process', processMetrics.collect);
+  ctx.metrics.register('http', () => httpMetrics.collect());
   const features = createFeatures(ctx);
   const app = await createHttpServer({
     logger: log,
@@ -119,9 +126,11 @@ export async function buildApp(
     trustedProxies: config.trustedProxies,
     resolver: features.resolver,
     version: APPLIANCE_VERSION,
+    metrics: httpMetrics,
   });
   await openapiRoutes(app);
   await auditRoutes(app, { db });
+  await metricsRoutes(app, { metrics: ctx.metrics });
   await features.register(app);
   await app.ready();
 
@@ -142,6 +151,7 @@ export async function buildApp(
     async close() {
       await app.close();
       await registry.stopAll();
+      processMetrics.stop();
       db.close();
     },
   };

@@ -3,6 +3,7 @@
  * starts, and their routes in registration order.
  */
 import type { CoreContext } from '../platform/context.js';
+import { schedulerCollector } from '../platform/metrics/collectors.js';
 import { Scheduler } from '../platform/scheduler/scheduler.js';
 import type { App } from '../platform/http/http-server.js';
 import type { IdentityResolver } from '../platform/http/identity.js';
@@ -46,6 +47,10 @@ export function createFeatures(ctx: CoreContext): Features {
   const scheduler = new Scheduler(ctx.clock, undefined, undefined, (err, jobs) =>
     ctx.log.error({ err, jobs: jobs.map((j) => j.id) }, 'scheduled job failed'),
   );
+  ctx.metrics.register(
+    'scheduler',
+    schedulerCollector(() => scheduler.stats()),
+  );
   const devices = new DevicesService(ctx, scheduler);
   const discovery = new DiscoveryEngine({
     db: ctx.db,
@@ -62,6 +67,53 @@ export function createFeatures(ctx: CoreContext): Features {
   trackers.attachToDevices(devices, () => trackersEngine.resync());
   registerTrackerWidgets(widgets, ctx.db);
   const urlMonitors = new UrlMonitorEngine(ctx, scheduler);
+  ctx.metrics.register('pollers', () => {
+    const c = trackersEngine.counters;
+    const w = trackers.writer.stats();
+    return [
+      {
+        name: 'appliance_poller_readings_total',
+        help: 'Readings taken by the pollers, by kind.',
+        type: 'counter',
+        samples: [
+          { labels: { kind: 'icmp' }, value: c.pingReadings },
+          { labels: { kind: 'tcp' }, value: c.portReadings },
+          { labels: { kind: 'snmp' }, value: c.snmpReadings },
+        ],
+      },
+      {
+        name: 'appliance_poller_batches_total',
+        help: 'fping processes started and SNMP devices polled.',
+        type: 'counter',
+        samples: [
+          { labels: { kind: 'icmp' }, value: c.pingBatches },
+          { labels: { kind: 'snmp' }, value: c.snmpDevices },
+        ],
+      },
+      {
+        name: 'appliance_poller_snmp_failures_total',
+        help: 'SNMP polls of a device that failed.',
+        type: 'counter',
+        samples: [{ value: c.snmpFailures }],
+      },
+      {
+        name: 'appliance_storage_writes_total',
+        help: 'Writes through the storage writer, by outcome.',
+        type: 'counter',
+        samples: [
+          { labels: { producer: 'trackers', outcome: 'written' }, value: w.written },
+          { labels: { producer: 'trackers', outcome: 'failed' }, value: w.failed },
+          { labels: { producer: 'trackers', outcome: 'lost' }, value: w.lost },
+        ],
+      },
+      {
+        name: 'appliance_storage_queued',
+        help: 'Writes queued or in flight, by producer.',
+        type: 'gauge',
+        samples: [{ labels: { producer: 'trackers' }, value: w.queued + w.inFlight }],
+      },
+    ];
+  });
   devices.registerDeviceCleanup('device-layouts', (id) => deleteLayoutsOfDevice(ctx.db, id));
   return {
     resolver,

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ApplianceConfig } from './config/config.js';
 import type { DB } from './db/database.js';
+import type { MetricsRegistry } from './metrics/metrics.js';
 import type { CollectorPorts } from './net/collector-ports.js';
 import type { SecretBox } from './security/secret-box.js';
 import type { Clock } from './time/time.js';
@@ -15,4 +16,6 @@ export interface CoreContext {
   hostname: () => string;
   /** What the collectors bound (reported after the ready line and in the ready message). */
   collectorPorts: CollectorPorts;
+  /** Collectors read at every scrape of GET /metrics. */
+  metrics: MetricsRegistry;
 }

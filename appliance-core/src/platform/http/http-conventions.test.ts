@@ -412,6 +412,7 @@ describe('route declarations', () => {
       version: 'test',
     });
     expect(() => app.get('/api/naked', async () => ({}))).toThrow(/declares no access/);
+    expect(() => app.get('/metrics', async () => 'open to anyone')).toThrow(/declares no access/);
     expect(() =>
       app.get('/api/half', { config: { access: publicAccess } }, async () => ({})),
     ).toThrow(/declares no error shape/);

@@ -21,6 +21,8 @@ import { installAuthHook } from './auth-hook.js';
 import { installErrorHandler } from './error-handler.js';
 import type { IdentityResolver } from './identity.js';
 import { installRateLimits } from './rate-limit.js';
+import { installRequestMetrics } from './request-metrics.js';
+import type { HttpMetrics } from '../metrics/metrics.js';
 import { enforceRouteDeclarations } from './route-config.js';
 import { installContentTypeGate, installSecurityHeaders } from './security-headers.js';
 
@@ -30,6 +32,8 @@ export interface HttpServerOptions {
   trustedProxies: readonly string[];
   resolver: IdentityResolver;
   version: string;
+  /** Counts requests by route for /metrics (absent in tests of the HTTP layer alone). */
+  metrics?: HttpMetrics;
 }
 
 /**
@@ -209,6 +213,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     }
   });
   enforceRouteDeclarations(app);
+  if (options.metrics) installRequestMetrics(app, options.metrics);
   installErrorHandler(app);
   // First hook of all: a request refused by a later hook still carries these headers.
   installSecurityHeaders(app);

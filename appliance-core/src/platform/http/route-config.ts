@@ -28,7 +28,7 @@ export interface DeclaredRoute {
   errors: RouteErrors;
 }
 
-const GUARDED_PREFIXES = ['/api/', '/auth/', '/.well-known/', '/openapi.json'];
+const GUARDED_PREFIXES = ['/api/', '/auth/', '/.well-known/', '/openapi.json', '/metrics'];
 
 /** Refuses to boot when a guarded route lacks a declared access rule or error shape. */
 export function enforceRouteDeclarations(app: FastifyInstance): void {
