@@ -20,7 +20,7 @@ export function installRequestMetrics(app: FastifyInstance, metrics: HttpMetrics
       const existing = route.onResponse;
       route.onResponse = [
         ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]),
-        hook as never,
+        hook,
       ];
     }
   });
