@@ -11,6 +11,7 @@ import {
   validationStatus,
   type RouteErrors,
 } from './envelopes.js';
+import { MAX_JSON_DEPTH } from './input-limits.js';
 import { fieldErrorsFrom } from './validation.js';
 
 function errorsOf(request: FastifyRequest): RouteErrors {
@@ -29,6 +30,7 @@ const CLIENT_ERROR_MESSAGES: Record<string, string> = {
     'The request body must not be empty when Content-Type is application/json.',
   FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large.',
   FST_ERR_CTP_INVALID_TYPE: 'The Content-Type header is invalid.',
+  ERR_JSON_TOO_DEEP: `The request body nests more than ${MAX_JSON_DEPTH} levels of arrays and objects.`,
 };
 
 export function renderFailure(request: FastifyRequest, err: ApiFailure) {

@@ -20,6 +20,7 @@ import type { Logger } from 'pino';
 import { installAuthHook } from './auth-hook.js';
 import { installErrorHandler } from './error-handler.js';
 import type { IdentityResolver } from './identity.js';
+import { jsonDepth, MAX_JSON_DEPTH, requireFiniteNumbers } from './input-limits.js';
 import { installRateLimits } from './rate-limit.js';
 import { installRequestMetrics } from './request-metrics.js';
 import type { HttpMetrics } from '../metrics/metrics.js';
@@ -74,7 +75,12 @@ function buildValidator(externalSchemas: unknown, ajv: AjvServerOptions): Valida
     ...ajv,
     customOptions: { ...ajv.customOptions, coerceTypes: 'array' },
   });
-  return (route) => (route.httpPart === 'body' ? strict(route) : coercing(route));
+  return (route) =>
+    requireFiniteNumbers(
+      (route.httpPart === 'body' ? strict(route) : coercing(route)) as Parameters<
+        typeof requireFiniteNumbers
+      >[0],
+    );
 }
 
 declare module 'fastify' {
@@ -198,6 +204,13 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
+    if (jsonDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+      const error = Object.assign(new Error(`JSON nested more than ${MAX_JSON_DEPTH} levels`), {
+        statusCode: 400,
+        code: 'ERR_JSON_TOO_DEEP',
+      });
+      return done(error, undefined);
+    }
     try {
       done(null, secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' }));
     } catch (err) {
