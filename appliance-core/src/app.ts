@@ -23,6 +23,7 @@ import { createHttpServer, type App } from './platform/http/http-server.js';
 import { openapiRoutes } from './platform/http/openapi.routes.js';
 import { createLogger } from './platform/logging/logger.js';
 import { loadOrCreateTls, type TlsMaterial } from './platform/security/certificate.js';
+import { createPrivateFile, tightenDataDir } from './platform/security/file-modes.js';
 import { loadOrCreateKey, SecretBox } from './platform/security/secret-box.js';
 import { systemClock, type Clock } from './platform/time/time.js';
 
@@ -61,6 +62,7 @@ function prepareDataDir(dir: string): void {
     const probe = path.join(dir, `.write-test-${process.pid}`);
     fs.writeFileSync(probe, 'ok');
     fs.rmSync(probe);
+    createPrivateFile(path.join(dir, 'appliance.db'));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     throw new StartupError(
@@ -104,6 +106,7 @@ export async function buildApp(
       mode: 0o600,
     });
   }
+  tightenDataDir(config.dataDir, (message) => log.warn(message));
 
   const ctx: CoreContext = {
     db,

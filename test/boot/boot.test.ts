@@ -64,6 +64,17 @@ describe('first start on an empty data dir', () => {
       expect(fs.statSync(path.join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
       expect(fs.existsSync(path.join(dataDir, 'appliance.db'))).toBe(true);
       expect(fs.existsSync(path.join(dataDir, 'tls', 'cert.pem'))).toBe(true);
+      // Everything the appliance creates is private, whatever the umask (the test runs with 022).
+      for (const file of [
+        'appliance.db',
+        'appliance.db-wal',
+        'appliance.db-shm',
+        'tls/cert.pem',
+        'tls/key.pem',
+      ])
+        expect(fs.statSync(path.join(dataDir, file)).mode & 0o777, file).toBe(0o600);
+      for (const dir of ['.', 'tls'])
+        expect(fs.statSync(path.join(dataDir, dir)).mode & 0o777, dir).toBe(0o700);
 
       const info = await call(server.url, 'POST', '/api/information');
       expect(info.status).toBe(200);
@@ -84,6 +95,26 @@ describe('first start on an empty data dir', () => {
       const stopped = await stopServer(server);
       expect(stopped.code).toBe(0);
       expect(stopped.ms).toBeLessThan(5000);
+    }
+  });
+});
+
+describe('an older data dir', () => {
+  it('is tightened at start: database, WAL and directories back to 0600 / 0700', async () => {
+    const dataDir = tempDir();
+    const env = { APPLIANCE_DATA_DIR: dataDir, APPLIANCE_ADMIN_PASSWORD: 'Modes-Passw0rd' };
+    const first = await startServer(env);
+    expect((await stopServer(first)).code).toBe(0);
+    fs.chmodSync(dataDir, 0o755);
+    fs.chmodSync(path.join(dataDir, 'appliance.db'), 0o644);
+    fs.chmodSync(path.join(dataDir, 'secret.key'), 0o644);
+    const second = await startServer(env);
+    try {
+      expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
+      for (const file of ['appliance.db', 'appliance.db-wal', 'appliance.db-shm', 'secret.key'])
+        expect(fs.statSync(path.join(dataDir, file)).mode & 0o777, file).toBe(0o600);
+    } finally {
+      expect((await stopServer(second)).code).toBe(0);
     }
   });
 });
