@@ -49,40 +49,8 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  try {
-    await appliance.start();
-    await appliance.app.listen({ host: config.bind, port: config.httpsPort });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    fail(
-      code === 'EADDRINUSE'
-        ? `port ${config.httpsPort} on ${config.bind} is already in use`
-        : code === 'EACCES'
-          ? `no permission to listen on ${config.bind}:${config.httpsPort}`
-          : (err as Error).message,
-    );
-  }
-
-  const address = appliance.app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.httpsPort;
-  const host = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
-  const url = `https://${host}:${port}`;
-  if (appliance.initialAdminPassword) {
-    process.stdout.write(
-      `initial admin password (user "admin"): ${appliance.initialAdminPassword}\n` +
-        `  (also written to ${config.dataDir}/${ADMIN_PASSWORD_FILE}; change it after signing in)\n`,
-    );
-  }
-  const ports = appliance.ctx.collectorPorts.report();
-  process.stdout.write(
-    `appliance listening on ${url}\ncollector ports: ${JSON.stringify(ports)}\n`,
-  );
-  const certSha256 = appliance.tls ? new X509Certificate(appliance.tls.cert).fingerprint256 : null;
-  const ready: ReadyMessage = { type: 'ready', url, certSha256, ports };
-  const parentPort = (process as unknown as { parentPort?: ParentPort }).parentPort;
-  if (parentPort) parentPort.postMessage(ready);
-  else if (process.send) process.send(ready);
-
+  // Signal handlers first: a parent that reads the ready line may send SIGTERM at once (on another
+  // core, before the next line of this function runs), and must still get a clean exit 0.
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -103,6 +71,42 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+
+  try {
+    await appliance.start();
+    await appliance.app.listen({ host: config.bind, port: config.httpsPort });
+  } catch (err) {
+    if (closing) return;
+    const code = (err as NodeJS.ErrnoException).code;
+    fail(
+      code === 'EADDRINUSE'
+        ? `port ${config.httpsPort} on ${config.bind} is already in use`
+        : code === 'EACCES'
+          ? `no permission to listen on ${config.bind}:${config.httpsPort}`
+          : (err as Error).message,
+    );
+  }
+  if (closing) return;
+
+  const address = appliance.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.httpsPort;
+  const host = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
+  const url = `https://${host}:${port}`;
+  const ports = appliance.ctx.collectorPorts.report();
+  const certSha256 = appliance.tls ? new X509Certificate(appliance.tls.cert).fingerprint256 : null;
+  const ready: ReadyMessage = { type: 'ready', url, certSha256, ports };
+  if (appliance.initialAdminPassword) {
+    process.stdout.write(
+      `initial admin password (user "admin"): ${appliance.initialAdminPassword}\n` +
+        `  (also written to ${config.dataDir}/${ADMIN_PASSWORD_FILE}; change it after signing in)\n`,
+    );
+  }
+  process.stdout.write(
+    `appliance listening on ${url}\ncollector ports: ${JSON.stringify(ports)}\n`,
+  );
+  const parentPort = (process as unknown as { parentPort?: ParentPort }).parentPort;
+  if (parentPort) parentPort.postMessage(ready);
+  else if (process.send) process.send(ready);
 }
 
 main().catch((err: unknown) => fail((err as Error).message ?? String(err)));
