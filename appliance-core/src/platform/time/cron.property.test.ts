@@ -305,15 +305,17 @@ const transitions: Record<string, number[]> = {
   ],
 };
 
+const hourField = (items: Item[], text: string) => ({ items, text });
+
 // Expressions that fire around the transitions often enough for a walk of two days.
 const denseExpressionArb = fc
   .tuple(
     fieldArb(FIELDS[0] as Field, [0, 15, 30, 45]),
     fc.oneof(
-      fc.constant({ items: [{ kind: 'star' }], text: '*' }),
+      fc.constant(hourField([{ kind: 'star' }], '*')),
       fc
         .integer({ min: 0, max: 4 })
-        .map((h) => ({ items: [{ kind: 'value', value: h }], text: String(h) })),
+        .map((h) => hourField([{ kind: 'value', value: h }], String(h))),
       fieldArb(FIELDS[1] as Field, [1, 2, 3]),
     ),
   )
