@@ -30,6 +30,8 @@ import { UTC, fromWall, requireTimeZone, toWall } from './zone.js';
 
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
+/** Candidate starts looked at before giving up (a guard: a week holds one, a month one). */
+const MAX_CANDIDATES = 64;
 
 export type Weekday = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
 export type Nth = 1 | 2 | 3 | 4 | 'last';
@@ -102,12 +104,13 @@ export function recurrenceDayInMonth(
 function* startWalls(recurrence: Recurrence, wall: number, direction: 1 | -1): Generator<number> {
   const { year, month, day } = dateOf(wall);
   if (recurrence.unit === 'day' || recurrence.unit === 'week') {
-    for (let k = 0; ; k++) {
+    for (let k = 0; k < 366 * 2; k++) {
       const date = wallOf(year, month, day, 0) + direction * k * DAY_MS;
       if (recurrence.unit === 'week' && new Date(date).getUTCDay() !== recurrence.weekday % 7)
         continue;
       yield date + recurrence.hour * 3_600_000;
     }
+    return;
   }
   for (let k = 0; ; k++) {
     const index = year * 12 + (month - 1) + direction * k;
@@ -126,11 +129,13 @@ export function nextMaintenanceStart(
   checkSchedule(schedule);
   const zone = requireTimeZone(timeZone);
   // Start one day early: a start resolved across a DST gap may lie later than its wall time.
+  let tries = 0;
   for (const wall of startWalls(schedule.recurrence, toWall(zone, after) - DAY_MS, 1)) {
     const start = fromWall(zone, wall);
     if (start > after) return start;
+    if (++tries > MAX_CANDIDATES) break;
   }
-  throw new Error('unreachable');
+  throw new Error('no maintenance start found (a bug: every recurrence starts within a month)');
 }
 
 /** The latest window start at or before `at`. */
@@ -141,11 +146,13 @@ export function previousMaintenanceStart(
 ): number {
   checkSchedule(schedule);
   const zone = requireTimeZone(timeZone);
+  let tries = 0;
   for (const wall of startWalls(schedule.recurrence, toWall(zone, at) + DAY_MS, -1)) {
     const start = fromWall(zone, wall);
     if (start <= at) return start;
+    if (++tries > MAX_CANDIDATES) break;
   }
-  throw new Error('unreachable');
+  throw new Error('no maintenance start found (a bug: every recurrence starts within a month)');
 }
 
 /** The window `at` falls in (start <= at < end), or null. */
