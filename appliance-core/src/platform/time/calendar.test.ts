@@ -250,7 +250,7 @@ const recurrenceArb: fc.Arbitrary<Recurrence> = fc.oneof(
     unit: fc.constant('dawom' as const),
     hour: fc.integer({ min: 0, max: 23 }),
     weekday: fc.constantFrom(0, 1, 2, 3, 4, 5, 6, 7 as const),
-    nth: fc.constantFrom(1, 2, 3, 4, 'last' as const),
+    nth: fc.constantFrom<(1 | 2 | 3 | 4 | 'last')[]>(1, 2, 3, 4, 'last'),
   }),
 );
 
