@@ -22,8 +22,8 @@
  * first instant after the gap (several matching wall times inside one gap run once together); a
  * wall time that a DST change repeats runs once, at its first occurrence, so `*\/15 * * * *` in
  * Europe/Berlin does not run during the repeated hour 02:00–02:59 CET (unlike Vixie cron, which
- * reruns jobs whose hour is `*`; a job that must keep an elapsed-time cadence uses UTC or an
- * interval). See `zone.ts` for how wall times resolve.
+ * reruns jobs whose minute or hour field starts with `*`; a job that must keep an elapsed-time
+ * cadence uses UTC or an interval). See `zone.ts` for how wall times resolve.
  */
 import { daysInMonth } from './datetime.js';
 import { UTC, fromWall, requireTimeZone, toWall } from './zone.js';

@@ -53,9 +53,21 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
  * belong in a date-time, not in a schedule.
  */
 export function canonicalTimeZone(name: string): string | null {
-  if (typeof name !== 'string' || name.trim() === '' || /^[+-]/.test(name.trim())) return null;
+  if (typeof name !== 'string') return null;
+  let zone = canonicalNames.get(name);
+  if (zone === undefined) {
+    zone = resolveZoneName(name.trim());
+    if (canonicalNames.size < 1000) canonicalNames.set(name, zone);
+  }
+  return zone;
+}
+
+const canonicalNames = new Map<string, string | null>();
+
+function resolveZoneName(name: string): string | null {
+  if (name === '' || /^[+-]/.test(name)) return null;
   try {
-    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: name.trim() }).resolvedOptions()
+    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions()
       .timeZone;
     return resolved === 'Etc/UTC' || resolved === 'Etc/GMT' || resolved === 'GMT' ? UTC : resolved;
   } catch {
