@@ -18,8 +18,9 @@
  *     instant after the gap, i.e. the transition itself (02:30 on the spring-forward night in
  *     Europe/Berlin resolves to 03:00 CEST). Every wall time of one gap resolves to that instant.
  *   The resolution is non-decreasing in the wall time, which next-due computations rely on.
- * - The offsets looked at are those one day before and after the wall time; the tz database has no
- *   two transitions within two days of each other in the range an appliance schedules.
+ * - The offsets looked at are those one day before and after the wall time: a wall time is assumed
+ *   to lie within one day of at most one offset change, which DST rules and ordinary zone changes
+ *   keep (Samoa's skipped day, 30 December 2011, included; see the tests).
  */
 
 const DAY_MS = 86_400_000;
