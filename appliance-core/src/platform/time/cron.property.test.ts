@@ -214,7 +214,7 @@ describe('cron next-due, property-based', () => {
         expect(new Set(p.daysOfWeek)).toEqual(e.weekdays);
         expect([p.dayOfMonthStar, p.dayOfWeekStar]).toEqual([e.domStar, e.dowStar]);
       }),
-      { numRuns: 1500 },
+      { numRuns: 1000 },
     );
   });
 
@@ -233,7 +233,7 @@ describe('cron next-due, property-based', () => {
           t = actual;
         }
       }),
-      { numRuns: 1500 },
+      { numRuns: 1000 },
     );
   });
 
@@ -350,7 +350,7 @@ describe('cron next-due across DST, property-based', () => {
               ).toBe(new Date(expected).toISOString());
           },
         ),
-        { numRuns: 150 },
+        { numRuns: 100 },
       );
     });
   }
