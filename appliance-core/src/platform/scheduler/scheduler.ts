@@ -1,25 +1,51 @@
 /**
- * One scheduler for every interval job (pollers, discovery sweeps, housekeeping).
+ * One scheduler for every periodic job: interval jobs (pollers, discovery sweeps, housekeeping)
+ * and cron jobs (partition rotation, reports).
  *
  * Invariants:
- * - Each job runs on its own interval, first after a random jitter within one interval, then at a
- *   fixed rate (due times do not drift with run duration).
+ * - An interval job runs on its own interval, first after a random jitter within one interval,
+ *   then at a fixed rate (due times do not drift with run duration).
+ * - A cron job (`cron: '<five fields>'`, optional IANA `timeZone`, UTC by default) is due at each
+ *   run of its expression, without jitter (`platform/time/cron.ts` defines the runs, DST gaps and
+ *   overlaps included). Its first due time is the first run after it is added.
+ * - Slots missed while the process could not run (a suspended laptop, a blocked event loop) are
+ *   skipped, not caught up: the next due time is the first slot after now.
  * - Jobs of one kind run at most `concurrency` at a time; a kind may instead collect due jobs into
  *   batches (one fping process for many targets) of at most `maxBatch`.
  * - A job whose previous run is still in flight when it falls due again is skipped (counted as an
  *   overrun), so a slow or dead target never piles up work or delays other jobs.
- * - Changes (add, update, remove) take effect at once; time and timers are injectable for tests.
+ * - Changes (add, update, remove) take effect at once; a job keeps its place when its schedule is
+ *   unchanged. Time and timers are injectable for tests.
+ * - No timer is asked for more than 2^31 - 1 ms (Node fires longer ones at once): a job due later
+ *   (a yearly cron job) is reached through intermediate wake-ups.
  */
 import { setMaxListeners } from 'node:events';
+import { nextCronRun, parseCron, type CronExpression } from '../time/cron.js';
 import type { Clock } from '../time/time.js';
+import { UTC, requireTimeZone } from '../time/zone.js';
 
-export interface JobSpec<T = unknown> {
+interface JobBase<T> {
   id: string;
   kind: string;
-  intervalMs: number;
   /** Data handed to the runner (the tracker, device or network the job is about). */
   payload: T;
 }
+
+/** An interval job: every `intervalMs`, first after a jitter within one interval. */
+export interface IntervalJobSpec<T = unknown> extends JobBase<T> {
+  intervalMs: number;
+  cron?: undefined;
+  timeZone?: undefined;
+}
+
+/** A cron job: at each run of a five-field expression in `timeZone` (default UTC). */
+export interface CronJobSpec<T = unknown> extends JobBase<T> {
+  cron: string;
+  timeZone?: string;
+  intervalMs?: undefined;
+}
+
+export type JobSpec<T = unknown> = IntervalJobSpec<T> | CronJobSpec<T>;
 
 export interface KindOptions<T = unknown> {
   /** How many runs (or batches) of this kind may be in flight at once. */
@@ -54,9 +80,16 @@ export interface SchedulerStats {
   lateness: { p50: number; p99: number; max: number; samples: number };
 }
 
+/** How a job's due times follow one another. */
+type Cadence =
+  { key: string; intervalMs: number } | { key: string; cron: CronExpression; timeZone: string };
+
 interface Entry {
   spec: JobSpec;
+  cadence: Cadence;
   dueAt: number;
+  /** The due time of the run queued or in flight (lateness is measured from it). */
+  lastDue: number;
   running: boolean;
   queued: boolean;
   /** When the job last joined its kind's queue. */
@@ -66,6 +99,28 @@ interface Entry {
 }
 
 const LATENESS_WINDOW = 10_000;
+/** The longest delay setTimeout honours. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Validates a job's schedule once, when it is added (throws with the job id in the message). */
+function cadenceOf(spec: JobSpec): Cadence {
+  if (spec.cron !== undefined) {
+    // Callers outside TypeScript's reach (a spec built from stored rows) may send both.
+    if ((spec as { intervalMs?: unknown }).intervalMs !== undefined)
+      throw new Error(`job ${spec.id}: give either intervalMs or cron, not both`);
+    try {
+      const cron = parseCron(spec.cron);
+      const timeZone = spec.timeZone === undefined ? UTC : requireTimeZone(spec.timeZone);
+      return { key: `cron ${cron.source} ${timeZone}`, cron, timeZone };
+    } catch (err) {
+      throw new Error(`job ${spec.id}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  const intervalMs: unknown = spec.intervalMs;
+  if (!(typeof intervalMs === 'number' && intervalMs > 0))
+    throw new Error(`job ${spec.id}: interval must be positive`);
+  return { key: `interval ${intervalMs}`, intervalMs };
+}
 
 export class Scheduler {
   private readonly entries = new Map<string, Entry>();
@@ -103,21 +158,24 @@ export class Scheduler {
     this.kinds.set(kind, { ...(options as KindOptions), running: 0, queue: [], gatherTimer: null });
   }
 
-  /** Adds a job, or replaces it (new interval or payload) keeping its place when the interval is unchanged. */
+  /** Adds a job, or replaces it (new schedule or payload) keeping its place when the schedule is unchanged. */
   upsert<T>(spec: JobSpec<T>): void {
     if (!this.kinds.has(spec.kind)) throw new Error(`unknown job kind ${spec.kind}`);
-    if (!(spec.intervalMs > 0)) throw new Error(`job ${spec.id}: interval must be positive`);
+    const cadence = cadenceOf(spec);
     const existing = this.entries.get(spec.id);
     const now = this.clock.now();
     if (existing) {
-      const intervalChanged = existing.spec.intervalMs !== spec.intervalMs;
+      const changed = existing.cadence.key !== cadence.key;
       existing.spec = spec;
-      if (intervalChanged) this.reschedule(existing, now + this.random() * spec.intervalMs);
+      existing.cadence = cadence;
+      if (changed) this.reschedule(existing, this.firstDue(cadence, now));
       return;
     }
     const entry: Entry = {
-      spec,
-      dueAt: now + this.random() * spec.intervalMs,
+      spec: spec,
+      cadence,
+      dueAt: this.firstDue(cadence, now),
+      lastDue: 0,
       running: false,
       queued: false,
       queuedAt: 0,
@@ -193,17 +251,32 @@ export class Scheduler {
 
   // --- timing ------------------------------------------------------------------------------
 
+  private firstDue(cadence: Cadence, now: number): number {
+    return 'intervalMs' in cadence
+      ? now + this.random() * cadence.intervalMs
+      : nextCronRun(cadence.cron, now, cadence.timeZone);
+  }
+
+  /** The first slot after `now` that follows `dueAt` (missed slots are skipped). */
+  private nextDue(cadence: Cadence, dueAt: number, now: number): number {
+    if ('intervalMs' in cadence) {
+      // Fixed rate: the next due time follows from this one.
+      const interval = cadence.intervalMs;
+      return dueAt + interval * Math.max(1, Math.ceil((now - dueAt + 1) / interval));
+    }
+    return nextCronRun(cadence.cron, Math.max(now, dueAt), cadence.timeZone);
+  }
+
   private arm(): void {
     if (!this.started) return;
     const next = this.heap[0];
     if (!next) return;
     if (this.timer !== null && this.timerAt <= next.dueAt) return;
     if (this.timer !== null) this.timers.clearTimeout(this.timer);
-    this.timerAt = next.dueAt;
-    this.timer = this.timers.setTimeout(
-      () => this.tick(),
-      Math.max(0, next.dueAt - this.clock.now()),
-    );
+    const now = this.clock.now();
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, next.dueAt - now));
+    this.timerAt = delay === MAX_TIMER_MS ? now + delay : next.dueAt;
+    this.timer = this.timers.setTimeout(() => this.tick(), delay);
   }
 
   private tick(): void {
@@ -215,9 +288,7 @@ export class Scheduler {
     while (this.heap[0] && this.heap[0].dueAt <= now) {
       const entry = this.pop() as Entry;
       const dueAt = entry.dueAt;
-      // Fixed rate: the next due time follows from this one, skipping missed slots.
-      const interval = entry.spec.intervalMs;
-      entry.dueAt = dueAt + interval * Math.max(1, Math.ceil((now - dueAt + 1) / interval));
+      entry.dueAt = this.nextDue(entry.cadence, dueAt, now);
       this.push(entry);
       if (entry.running || entry.queued) {
         this.counters.overruns++;
@@ -225,7 +296,7 @@ export class Scheduler {
       }
       entry.queued = true;
       entry.queuedAt = now;
-      (entry as Entry & { lastDue?: number }).lastDue = dueAt;
+      entry.lastDue = dueAt;
       this.kinds.get(entry.spec.kind)?.queue.push(entry);
       touched.add(entry.spec.kind);
     }
@@ -257,7 +328,7 @@ export class Scheduler {
       for (const entry of batch) {
         entry.queued = false;
         entry.running = true;
-        this.recordLateness(now - ((entry as Entry & { lastDue?: number }).lastDue ?? now));
+        this.recordLateness(now - entry.lastDue);
       }
       kind.running++;
       this.counters.runs += batch.length;
