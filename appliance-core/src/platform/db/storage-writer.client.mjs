@@ -7,8 +7,8 @@
  * (like the writer's worker) so that a worker thread can import it under the build and Vitest alike;
  * its types are in storage-writer.client.d.mts.
  *
- * A lane buffers writes as (statement id, parameter count) pairs and flat parameters, and posts
- * them straight to the writer's worker over its own data port (the main thread relays nothing)
+ * A lane buffers writes as statement ids and parameter arrays (copied: the caller may reuse its
+ * arrays), and posts them straight to the writer's worker over its own data port (the main thread relays nothing)
  * when `postEvery` are buffered or `flushMs` after the first buffered write: never one message
  * per write. Each accepted write gets the next sequence number of the lane (1, 2, ...); the
  * worker answers each batch with a commit notice for the lane (what committed, by statement, and
@@ -110,10 +110,10 @@ export class Lane {
   #seq = 0;
   #posted = 0;
   #settled = 0;
-  /** Buffered writes: (statement id, parameter count) pairs, the parameters flat, and groups as (first op, op count) pairs. */
+  /** Buffered writes: statement ids, each write's parameters (a copy), and groups as (first op, op count) pairs. */
   /** @type {number[]} */
   #ops = [];
-  /** @type {SqlParam[]} */
+  /** @type {SqlParam[][]} */
   #values = [];
   /** @type {number[]} */
   #groups = [];
@@ -156,8 +156,8 @@ export class Lane {
     const id = this.#resolve(statement);
     this.#c.received++;
     if (!this.#admit(1)) return 0;
-    this.#ops.push(id, params.length);
-    for (let i = 0; i < params.length; i++) this.#values.push(/** @type {SqlParam} */ (params[i]));
+    this.#ops.push(id);
+    this.#values.push(params.slice());
     const seq = ++this.#seq;
     this.#queued();
     return seq;
@@ -181,10 +181,10 @@ export class Lane {
           ? 'storage writer closed'
           : `dropped: more than ${this.#options.maxQueued} writes queued`,
       });
-    this.#groups.push(this.#ops.length / 2, ops.length);
+    this.#groups.push(this.#ops.length, ops.length);
     ops.forEach((op, i) => {
-      this.#ops.push(/** @type {number} */ (ids[i]), op.params.length);
-      for (const p of op.params) this.#values.push(p);
+      this.#ops.push(/** @type {number} */ (ids[i]));
+      this.#values.push(op.params.slice());
     });
     this.#seq += ops.length;
     const last = this.#seq;
@@ -217,7 +217,7 @@ export class Lane {
 
   /** @returns {ProducerStats} */
   stats() {
-    const queued = this.#ops.length / 2;
+    const queued = this.#ops.length;
     return { ...this.#c, queued, inFlight: this.#seq - this.#settled - queued };
   }
 
@@ -289,7 +289,7 @@ export class Lane {
     }
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    const n = this.#ops.length / 2;
+    const n = this.#ops.length;
     if (n > 0) {
       // Without a port nothing is in flight (#lose settled it): the buffered writes are the rest.
       this.#ops = [];
@@ -335,7 +335,7 @@ export class Lane {
   }
 
   #queued() {
-    if (this.#ops.length >= this.#options.postEvery * 2) this.post();
+    if (this.#ops.length >= this.#options.postEvery) this.post();
     else this.#changed();
   }
 

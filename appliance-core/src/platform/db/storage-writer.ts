@@ -7,8 +7,8 @@
  *
  * Statements. The feature that owns a table registers its statements by name (`define`), with
  * its namespace: `trackers.*`, `devices.*`, later `logs.*`, `flows.*`; a name without one is
- * refused. Only data crosses the thread boundary: (statement id, parameter count) pairs and the
- * parameters. Messages and reports never carry parameters.
+ * refused. Only data crosses the thread boundary: statement ids and parameter arrays (no
+ * closures). Reports, errors and notices never carry parameters.
  *
  * Producers. Whoever queues writes is a producer (`producer('trackers')` on this thread,
  * `connect('logs')` for another worker thread, `write()` alone is the `default` producer); a
@@ -25,8 +25,9 @@
  * turn (equal shares of what is left, the first producer rotating): with k producers queued,
  * each gets at least floor(maxPending / k) writes of every batch, so a producer with q writes
  * queued waits for at most the batch in progress plus ceil(q / floor(maxPending / k)) batches,
- * whatever the others have queued (a batch of 5000 short rows takes about 10-25 ms here: see
- * test/bench/storage-writer.mjs). A producer's writes commit in sequence order.
+ * whatever the others have queued. A batch of 5000 rows took 17 ms (1 column) to 70 ms (10
+ * columns) on this 2-core machine under load (test/bench/storage-writer.mjs). A producer's writes
+ * commit in sequence order.
  *
  * Commit notices. After each batch every producer with writes in it hears (`onCommit`) which
  * statements committed (counts by name), how many failed, and up to which of its sequence
@@ -57,9 +58,14 @@
  * column that a cache watches. Built from the API connection (`new StorageWriter(db)`), define()
  * and start() refuse such a statement, as SQLite compiles it (see refuseWatched).
  *
- * Defaults: flushMs 1000 and maxPending 5000 (poller samples: one transaction a second),
- * maxQueued 200,000 per producer (about 20 s of today's full poller load; 40 MB of short rows),
- * a worker heap of 256 MB (the posted queues live there), a page cache of 512 KiB.
+ * Defaults: flushMs 1000 and maxPending 5000 (poller samples: one transaction a second; a feed
+ * that wants a short "queryable" delay asks for a few ms), maxQueued 200,000 per producer (about
+ * 20 s of the pollers bench's load, ~8,000 writes/s; some 40-60 MB of rows), a worker heap of 256
+ * MB (posted writes wait there: the sum of the producers' limits must fit), a page cache of 512
+ * KiB. Throughput measured by test/bench/storage-writer.mjs (rows/s, 2 shared cores, load 12):
+ * 1 column 250,000-500,000, 10 columns 40,000-90,000 (raw better-sqlite3 on one thread: 290,000
+ * and 70,000); the writer adds about 1 µs of CPU per 1-column row and 2-4 µs per 10-column row
+ * (cloning to the worker, binding).
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { openDatabase, type DB } from './database.js';
@@ -202,6 +208,8 @@ export class StorageWriter {
   /** Writes of this thread's producers lost in flight, and lost queued at close (for the messages). */
   private lostInFlight = 0;
   private lostQueued = 0;
+  /** lostInFlight when the current worker started (its ports may close before its exit event). */
+  private lostAtSpawn = 0;
   private unreported = {
     failed: 0,
     first: null as string | null,
@@ -309,6 +317,8 @@ export class StorageWriter {
   /** Starts the worker (a write starts it too). Throws when a statement fires a TEMP trigger of the API connection. */
   start(): void {
     if (this.closing) return;
+    const running = this.worker !== null || this.restartTimer !== null;
+    if (!running) this.refuseWatched(this.definitions);
     if (this.closed) {
       this.closed = false;
       for (const entry of this.lanes.values()) {
@@ -316,9 +326,7 @@ export class StorageWriter {
         entry.control?.postMessage({ type: 'open' });
       }
     }
-    if (this.worker || this.restartTimer) return;
-    this.refuseWatched(this.definitions);
-    this.spawn();
+    if (!running) this.spawn();
   }
 
   /** Queues a write through the `default` producer (see StorageWriterProducer.write). */
@@ -471,6 +479,7 @@ export class StorageWriter {
     });
     this.worker = worker;
     this.startedAt = Date.now();
+    this.lostAtSpawn = this.lostInFlight;
     worker.unref();
     worker.on('message', (msg: { type: string; name?: string; error?: string }) => {
       if (msg.type === 'define-failed')
@@ -495,7 +504,7 @@ export class StorageWriter {
       this.spawn();
     }, delay);
     this.restartTimer.unref();
-    const before = this.lostInFlight;
+    const before = this.lostAtSpawn;
     void this.detachLocal(true).then(() =>
       this.report(
         `storage writer worker exited (code ${code}${crash}): ${this.lostInFlight - before} writes lost; restarting in ${Math.round(delay / 1000)} s`,
