@@ -4,13 +4,13 @@
  * thread. `Lane` is one producer's queue, sequence numbers, counters and commit notifications;
  * the writer makes one per `producer()` on the main thread, and `StorageWriterClient` is a lane
  * in another worker thread, built from the port `writer.connect()` returned. Plain JavaScript
- * (like the writer's worker) so that a worker thread can import it under the build and Vitest alike;
- * its types are in storage-writer.client.d.mts.
+ * (like the writer's worker) so that a worker thread imports it under the build and Vitest
+ * alike; its types are in storage-writer.client.d.mts.
  *
  * A lane buffers writes as statement ids and parameter arrays (copied: the caller may reuse its
- * arrays), and posts them straight to the writer's worker over its own data port (the main thread relays nothing)
- * when `postEvery` are buffered or `flushMs` after the first buffered write: never one message
- * per write. Each accepted write gets the next sequence number of the lane (1, 2, ...); the
+ * arrays), and posts them straight to the writer's worker over its own data port (the main
+ * thread relays nothing) when `postEvery` are buffered or `flushMs` after the first buffered
+ * write: never one message per write. Each accepted write gets the next sequence number of the lane (1, 2, ...); the
  * worker answers each batch with a commit notice for the lane (what committed, by statement, and
  * up to which sequence number), which settles the writes, resolves atomic groups and flush(), and
  * is handed to `onCommit` listeners.

@@ -25,9 +25,9 @@
  * turn (equal shares of what is left, the first producer rotating): with k producers queued,
  * each gets at least floor(maxPending / k) writes of every batch, so a producer with q writes
  * queued waits for at most the batch in progress plus ceil(q / floor(maxPending / k)) batches,
- * whatever the others have queued. A batch of 5000 rows took 17 ms (1 column) to 70 ms (10
- * columns) on this 2-core machine under load (test/bench/storage-writer.mjs). A producer's writes
- * commit in sequence order.
+ * whatever the others have queued. A batch of 5000 rows takes about 25 ms (1 column) to 100 ms
+ * (10 columns) on the 2 shared cores measured (test/bench/storage-writer.mjs). A producer's
+ * writes commit in sequence order.
  *
  * Commit notices. After each batch every producer with writes in it hears (`onCommit`) which
  * statements committed (counts by name), how many failed, and up to which of its sequence
@@ -62,10 +62,13 @@
  * that wants a short "queryable" delay asks for a few ms), maxQueued 200,000 per producer (about
  * 20 s of the pollers bench's load, ~8,000 writes/s; some 40-60 MB of rows), a worker heap of 256
  * MB (posted writes wait there: the sum of the producers' limits must fit), a page cache of 512
- * KiB. Throughput measured by test/bench/storage-writer.mjs (rows/s, 2 shared cores, load 12):
- * 1 column 250,000-500,000, 10 columns 40,000-90,000 (raw better-sqlite3 on one thread: 290,000
- * and 70,000); the writer adds about 1 µs of CPU per 1-column row and 2-4 µs per 10-column row
- * (cloning to the worker, binding).
+ * KiB. Throughput (test/bench/storage-writer.mjs, 300,000 rows, median of 3, 2 cores shared
+ * with other work at load 12-14, so read it against the baseline of the same run): 1 column
+ * 92,000-191,000 rows/s through the writer against 206,000 for better-sqlite3 alone on one
+ * thread; 10 columns (a syslog-like row) 33,000-51,000 against 87,000. In CPU per row the writer
+ * costs 2.2-3.5 µs (1 column; alone 1.6) and 7.8-9.7 µs (10 columns; alone 3.7): the structured
+ * clone to the worker and its garbage. Parameters travel as one array per write, which halved
+ * the worker's time against one flat array sliced per write.
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { openDatabase, type DB } from './database.js';
