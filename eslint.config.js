@@ -285,6 +285,7 @@ export default defineConfig(
     '.appliance-data/',
     'out/',
     '**/*.d.ts',
+    '**/*.d.mts',
   ]),
 
   {

@@ -1,5 +1,5 @@
-// Copies non-TypeScript assets of appliance-core (SQL migrations, the storage writer's worker, a
-// plain JavaScript file run as is) next to the compiled code.
+// Copies non-TypeScript assets of appliance-core (SQL migrations, the storage writer's worker and
+// its producer client, plain JavaScript files run as they are) next to the compiled code.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,10 @@ const pairs = [
   [
     'appliance-core/src/platform/db/storage-writer.worker.mjs',
     'appliance-core/dist/platform/db/storage-writer.worker.mjs',
+  ],
+  [
+    'appliance-core/src/platform/db/storage-writer.client.mjs',
+    'appliance-core/dist/platform/db/storage-writer.client.mjs',
   ],
 ];
 for (const [from, to] of pairs) {

@@ -113,7 +113,7 @@ export class TrackersService {
     onWriteError: (err: Error) => void = () => {},
   ) {
     this.samples = new SamplesRepository(db);
-    this.writer = new StorageWriter(db.name, {
+    this.writer = new StorageWriter(db, {
       flushMs: 1000,
       maxPending: 5000,
       onError: onWriteError,
