@@ -7,6 +7,8 @@ import type { DB } from '../db/database.js';
 import { defineRoute } from '../http/define-route.js';
 import type { App } from '../http/http-server.js';
 import { allOf } from '../http/identity.js';
+import { failure } from '../http/envelopes.js';
+import { parseDateTime } from '../time/datetime.js';
 import { toIso } from '../time/time.js';
 import { listAudit, type AuditRow } from './audit-log.js';
 
@@ -24,7 +26,27 @@ const AuditQuery = Type.Object({
     Type.Integer({ minimum: 1, description: 'Rows whose actor is this user' }),
   ),
   outcome: Type.Optional(Type.Union([Type.Literal('success'), Type.Literal('failure')])),
+  startTime: Type.Optional(
+    Type.String({
+      maxLength: 40,
+      description: 'Rows at or after this date-time (UTC unless it has an offset)',
+    }),
+  ),
+  endTime: Type.Optional(
+    Type.String({ maxLength: 40, description: 'Rows at or before this date-time' }),
+  ),
 });
+
+/** A date-time of the query, or the field's 400. */
+function timeOf(field: 'startTime' | 'endTime', text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDateTime(text);
+  if (ms === null) {
+    const message = `The ${field} field must be a date-time such as 2026-11-21 10:20:30 or 2026-11-21T10:20:30Z.`;
+    throw failure(400, message, { fields: { [field]: [message] }, family: 'errors' });
+  }
+  return ms;
+}
 
 const AuditRecord = Type.Object({
   id: Type.Integer(),
@@ -83,6 +105,8 @@ export async function auditRoutes(app: App, deps: { db: DB }): Promise<void> {
     response: { 200: AuditPage },
     handler: async (request) => {
       const q = request.query;
+      const start = timeOf('startTime', q.startTime);
+      const end = timeOf('endTime', q.endTime);
       const page = q.page ?? 1;
       const limit = q.limit ?? 100;
       const { rows, total } = listAudit(deps.db, {
@@ -91,6 +115,8 @@ export async function auditRoutes(app: App, deps: { db: DB }): Promise<void> {
         ...(q.action !== undefined ? { action: q.action } : {}),
         ...(q.user_id !== undefined ? { userId: q.user_id } : {}),
         ...(q.outcome !== undefined ? { outcome: q.outcome } : {}),
+        ...(start !== undefined ? { start } : {}),
+        ...(end !== undefined ? { end } : {}),
       });
       return { current_page: page, data: rows.map(record), per_page: limit, total };
     },

@@ -126,10 +126,11 @@ describe('audit log module', () => {
 describe('GET /api/audit', () => {
   let h: Harness;
   let admin: string;
+  let at: number;
   beforeAll(async () => {
     h = await startAppliance();
     admin = await h.login();
-    const at = h.clock.now();
+    at = h.clock.now();
     for (let i = 1; i <= 3; i++)
       recordAudit(
         h.appliance.db,
@@ -164,6 +165,25 @@ describe('GET /api/audit', () => {
       detail: { permissions: ['devices'] },
     });
     expect(res.body.data[1].target.id).toBe('2');
+  });
+
+  it('filters by startTime and endTime in the spec date-time forms', async () => {
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const only2 = await h.request(
+      'GET',
+      `/api/audit?action=user.update&startTime=${encodeURIComponent(iso(at + 2))}&endTime=${encodeURIComponent(iso(at + 2))}`,
+      { token: admin },
+    );
+    expect(only2.body.data.map((r: { target: { id: string } }) => r.target.id)).toEqual(['2']);
+    const bad = await h.request('GET', '/api/audit?startTime=yesterday', { token: admin });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({
+      errors: {
+        startTime: [
+          'The startTime field must be a date-time such as 2026-11-21 10:20:30 or 2026-11-21T10:20:30Z.',
+        ],
+      },
+    });
   });
 
   it('needs permission system', async () => {
