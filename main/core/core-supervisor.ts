@@ -17,6 +17,7 @@ export interface CoreProcess {
   on(event: 'message', listener: (message: unknown) => void): unknown;
   on(event: 'exit', listener: (code: number) => void): unknown;
   kill(): boolean;
+  readonly pid?: number | undefined;
   /** Present with stdio 'pipe'. */
   readonly stdout?: NodeJS.ReadableStream | null;
   readonly stderr?: NodeJS.ReadableStream | null;
@@ -178,6 +179,11 @@ export class CoreSupervisor {
 
   get state(): CoreSupervisorState {
     return this.currentState;
+  }
+
+  /** The running child's process id (diagnostics, tests). */
+  get pid(): number | undefined {
+    return this.child?.pid;
   }
 
   /** The failure that made the supervisor give up (state 'failed'). */

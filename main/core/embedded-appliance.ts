@@ -107,6 +107,11 @@ export class EmbeddedAppliance {
     options.sessions.setReauthenticator(EMBEDDED_CONNECTION_ID, () => this.signIn());
   }
 
+  /** The appliance's process id while it runs. */
+  get pid(): number | undefined {
+    return this.supervisor.pid;
+  }
+
   /** Output of the appliance (also in crash reports). */
   get logTail(): string[] {
     return this.supervisor.output.tail();

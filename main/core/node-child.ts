@@ -32,6 +32,7 @@ export const forkNodeChild: ForkCore = (modulePath, args, options): CoreProcess 
       return adapter;
     },
     kill: () => child.kill('SIGTERM'),
+    pid: child.pid,
     stdout: child.stdout,
     stderr: child.stderr,
   };

@@ -19,7 +19,7 @@ export interface TestTlsServer {
   origin: string;
   port: number;
   requests: RecordedRequest[];
-  /** Serves this certificate to new connections from now on. */
+  /** Serves this certificate to new connections from now on (and drops the open ones). */
   useCertificate(certificate: TestCertificate): void;
   close(): Promise<void>;
 }
@@ -51,6 +51,7 @@ export async function startTlsServer(
     requests,
     useCertificate(next) {
       server.setSecureContext({ cert: next.cert, key: next.key });
+      server.closeAllConnections();
     },
     close: () =>
       new Promise((resolve) => {

@@ -1,0 +1,120 @@
+/**
+ * Desktop start-up: time from process start to a signed-in embedded appliance, with the real
+ * appliance-core started by the desktop's supervisor logic under Node (the Electron window cannot
+ * run here). Run with `npx vite-node test/bench/desktop-start.ts` after `npm run build`.
+ *
+ * One cold start (empty user-data: database, certificate, admin password) prepares the data dir;
+ * then BENCH_DESKTOP_RUNS (5) warm starts, each measuring from fork to
+ * - ready: the appliance's ready message (it listens; certificate pinned from the message);
+ * - first answer: `GET /api/me` through the main-process proxy answers 200, as the console's
+ *   first request would (the token kept from the previous run, as with a keyring);
+ * - first answer with sign-in: the same after dropping the kept token, so the proxy signs in
+ *   with the stored admin password first (no keyring, or an expired token).
+ * Targets (issue 13): ready < 3 s, first authenticated answer < 4 s, median of the warm starts.
+ * Results also go to test/bench/results/desktop-start.json.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { createDesktopStack, tempUserData } from '../harness/desktop-stack.js';
+import { FakeSafeStorage } from '../harness/fake-electron.js';
+import { ROOT } from '../harness/process.js';
+
+const RUNS = Number(process.env.BENCH_DESKTOP_RUNS ?? 5);
+
+interface Sample {
+  readyMs: number;
+  firstAnswerMs: number;
+}
+
+async function firstAnswer(stack: ReturnType<typeof createDesktopStack>): Promise<void> {
+  const response = await stack.fetch('embedded', '/api/me');
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`GET /api/me answered ${response.status}: ${text}`);
+}
+
+async function measure(
+  userData: string,
+  keyring: FakeSafeStorage,
+  dropToken: boolean,
+): Promise<Sample> {
+  const stack = createDesktopStack({ userData, safeStorage: keyring });
+  if (dropToken) stack.tokens.delete('embedded');
+  const t0 = performance.now();
+  await stack.embedded.start();
+  const readyMs = performance.now() - t0;
+  await firstAnswer(stack);
+  const firstAnswerMs = performance.now() - t0;
+  await stack.close();
+  return { readyMs, firstAnswerMs };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+const ms = (value: number) => Math.round(value);
+
+async function main(): Promise<void> {
+  const userData = tempUserData();
+  const keyring = new FakeSafeStorage();
+  const cold = await measure(userData, keyring, false);
+  console.log(
+    `cold start: ready ${ms(cold.readyMs)} ms, first answer ${ms(cold.firstAnswerMs)} ms`,
+  );
+
+  const warm: Sample[] = [];
+  const warmSignIn: Sample[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    warm.push(await measure(userData, keyring, false));
+    warmSignIn.push(await measure(userData, keyring, true));
+    console.log(
+      `warm ${run + 1}: ready ${ms(warm[run]!.readyMs)} ms, first answer ${ms(warm[run]!.firstAnswerMs)} ms; ` +
+        `with sign-in: ready ${ms(warmSignIn[run]!.readyMs)} ms, first answer ${ms(warmSignIn[run]!.firstAnswerMs)} ms`,
+    );
+  }
+  const summary = {
+    at: new Date().toISOString(),
+    node: process.version,
+    cpus: os.cpus().length,
+    loadavg: os.loadavg().map((value) => Math.round(value * 100) / 100),
+    cold: { readyMs: ms(cold.readyMs), firstAnswerMs: ms(cold.firstAnswerMs) },
+    warmMedian: {
+      readyMs: ms(median(warm.map((s) => s.readyMs))),
+      firstAnswerMs: ms(median(warm.map((s) => s.firstAnswerMs))),
+    },
+    warmWithSignInMedian: {
+      readyMs: ms(median(warmSignIn.map((s) => s.readyMs))),
+      firstAnswerMs: ms(median(warmSignIn.map((s) => s.firstAnswerMs))),
+    },
+    warm: warm.map((s) => ({ readyMs: ms(s.readyMs), firstAnswerMs: ms(s.firstAnswerMs) })),
+    warmWithSignIn: warmSignIn.map((s) => ({
+      readyMs: ms(s.readyMs),
+      firstAnswerMs: ms(s.firstAnswerMs),
+    })),
+  };
+  console.log(JSON.stringify(summary, null, 2));
+  const verdict = (value: number, target: number) => (value < target ? 'PASS' : 'MISS');
+  console.log(
+    `warm median: ready ${summary.warmMedian.readyMs} ms (${verdict(summary.warmMedian.readyMs, 3000)} < 3000), ` +
+      `first answer ${summary.warmMedian.firstAnswerMs} ms (${verdict(summary.warmMedian.firstAnswerMs, 4000)} < 4000); ` +
+      `with sign-in ${summary.warmWithSignInMedian.firstAnswerMs} ms (${verdict(summary.warmWithSignInMedian.firstAnswerMs, 4000)} < 4000)`,
+  );
+  const results = path.join(ROOT, 'test/bench/results');
+  fs.mkdirSync(results, { recursive: true });
+  fs.writeFileSync(
+    path.join(results, 'desktop-start.json'),
+    `${JSON.stringify(summary, null, 2)}\n`,
+  );
+  fs.rmSync(userData, { recursive: true, force: true });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
