@@ -85,7 +85,7 @@ export class TerminalSessions {
     pty.onData((data) => post({ type: 'output', data }));
     pty.onExit(({ exitCode, signal }) => {
       if (ended) return;
-      post({ type: 'exit', exitCode, signal: signal ?? null });
+      post({ type: 'exit', exitCode, signal: signal ? signal : null });
       end();
     });
     port.onMessage((data) => {
