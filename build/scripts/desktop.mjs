@@ -4,9 +4,11 @@
 //                              @electron-forge/cli is installed, else the Electron binary on `.`)
 //   npm run dist [-- --linux]  builds installers with electron-builder (build/electron-builder.yml)
 //
-// Both need the Electron binary, which `npm ci` may skip (ELECTRON_SKIP_BINARY_DOWNLOAD=1 or no
-// access to its download host): this says exactly what is missing and exits 1 instead of
-// failing somewhere inside Electron's tooling. See docs/features/desktop.md.
+// `desktop` needs the Electron binary, which `npm ci` may skip (ELECTRON_SKIP_BINARY_DOWNLOAD=1
+// or no access to its download host); `dist` downloads the Electron build of each target itself.
+// Missing pieces are named and the script exits 1 instead of failing somewhere inside Electron's
+// tooling. Afterwards the native modules are rebuilt for Node again (both tools rebuild them for
+// Electron in node_modules). See docs/features/desktop.md.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,7 +20,8 @@ const passThrough = process.argv.slice(3);
 const exists = (relative) => fs.existsSync(path.join(root, relative));
 
 const missing = [];
-if (!exists('node_modules/electron/path.txt')) {
+// electron-builder downloads the Electron build of each target platform itself.
+if (command === 'desktop' && !exists('node_modules/electron/path.txt')) {
   missing.push(
     'the Electron binary (skipped with ELECTRON_SKIP_BINARY_DOWNLOAD=1, or its download failed): run `node node_modules/electron/install.js` where github.com is reachable',
   );
@@ -43,23 +46,55 @@ if (!exists('renderer/dist/index.html')) {
   console.error('note: renderer/dist is not built; the window will show "not found" until it is.');
 }
 
-function run(file, args) {
-  const child = spawn(file, args, { cwd: root, stdio: 'inherit' });
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+const packaging = JSON.parse(fs.readFileSync(path.join(root, 'build/packaging.json'), 'utf8'));
+
+function spawnInherit(file, args) {
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { cwd: root, stdio: 'inherit' });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+/**
+ * electron-builder and Forge rebuild the native modules in node_modules for Electron's ABI; put
+ * the Node builds back so that `npm test` and `npm start` keep working.
+ */
+async function restoreNodeBuilds() {
+  const installed = packaging.nativeModules.filter((name) => exists(`node_modules/${name}`));
+  console.error(`restoring the Node builds of ${installed.join(', ')} (npm rebuild)`);
+  return spawnInherit(process.platform === 'win32' ? 'npm.cmd' : 'npm', [
+    'rebuild',
+    '--build-from-source',
+    ...installed,
+  ]);
+}
+
+async function run(file, args) {
+  const code = await spawnInherit(file, args);
+  const restored = await restoreNodeBuilds();
+  process.exit(code !== 0 ? code : restored);
 }
 
 const bin = (name) =>
   path.join(root, 'node_modules', '.bin', process.platform === 'win32' ? `${name}.cmd` : name);
 
 if (command === 'dist') {
-  run(bin('electron-builder'), ['--config', 'build/electron-builder.yml', ...passThrough]);
+  await run(bin('electron-builder'), ['--config', 'build/electron-builder.yml', ...passThrough]);
 } else if (exists('node_modules/@electron-forge/cli')) {
-  run(bin('electron-forge'), ['start', ...passThrough]);
+  await run(bin('electron-forge'), ['start', ...passThrough]);
 } else {
   const electronBinary = path.join(
     root,
     'node_modules/electron/dist',
     fs.readFileSync(path.join(root, 'node_modules/electron/path.txt'), 'utf8').trim(),
   );
-  run(electronBinary, ['.', ...passThrough]);
+  // Without Forge nothing rebuilds the native modules for Electron: do it, run, then restore.
+  const rebuilt = await spawnInherit(bin('electron-rebuild'), [
+    '--force',
+    '--build-from-source',
+    '--only',
+    packaging.nativeModules.filter((name) => exists(`node_modules/${name}`)).join(','),
+  ]);
+  if (rebuilt !== 0) process.exit(rebuilt);
+  await run(electronBinary, ['.', ...passThrough]);
 }

@@ -134,17 +134,18 @@ describe('the preload', () => {
     off();
     emit(CONSOLE_EVENTS.coreChanged, secretEvent, { state: 'failed' });
     expect(seen).toHaveLength(1);
-    for (const [subscribe, channel] of [
-      [bridge.events.onConnectionsChanged, CONSOLE_EVENTS.connectionsChanged],
-      [bridge.events.onAuthChanged, CONSOLE_EVENTS.authChanged],
-      [bridge.events.onDeepLink, CONSOLE_EVENTS.deepLink],
-    ] as const) {
-      const got: unknown[] = [];
-      const stop = subscribe((payload: never) => got.push(payload));
-      emit(channel, secretEvent, 'payload');
-      stop();
-      expect(got).toEqual(['payload']);
-    }
+    const got: unknown[] = [];
+    const stops = [
+      bridge.events.onConnectionsChanged((payload) => got.push(payload)),
+      bridge.events.onAuthChanged((payload) => got.push(payload)),
+      bridge.events.onDeepLink((payload) => got.push(payload)),
+    ];
+    emit(CONSOLE_EVENTS.connectionsChanged, secretEvent, 'connections');
+    emit(CONSOLE_EVENTS.authChanged, secretEvent, 'auth');
+    emit(CONSOLE_EVENTS.deepLink, secretEvent, 'link');
+    for (const stop of stops) stop();
+    emit(CONSOLE_EVENTS.deepLink, secretEvent, 'after');
+    expect(got).toEqual(['connections', 'auth', 'link']);
   });
 
   it('hands a terminal port to the page on its own origin, with the session id', () => {

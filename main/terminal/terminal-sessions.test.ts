@@ -5,7 +5,7 @@
  */
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { MessageChannel } from 'node:worker_threads';
 
 import { spawn as spawnPty } from 'node-pty';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +31,7 @@ function channel() {
   port2.on('close', () => {
     closed = true;
   });
-  return { main, renderer: port2 as MessagePort, received, isClosed: () => closed };
+  return { main, renderer: port2, received, isClosed: () => closed };
 }
 
 async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
@@ -152,7 +152,7 @@ describe('appliance terminal socket', () => {
       socket.send('welcome');
       socket.on('message', (data, isBinary) => {
         if (isBinary) socket.send(Buffer.concat([Buffer.from([0xff]), data as Buffer]));
-        else socket.send(`echo:${String(data)}`);
+        else socket.send(`echo:${(data as Buffer).toString('utf8')}`);
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
