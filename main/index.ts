@@ -69,7 +69,9 @@ function log(message: string, error?: unknown): void {
   else console.error(`console: ${message}`, error);
 }
 
-// Before ready: the console's scheme is a standard, secure origin with fetch and streaming.
+// Before ready: every renderer sandboxed; the console's scheme is a standard, secure origin with
+// fetch and streaming.
+app.enableSandbox();
 protocol.registerSchemesAsPrivileged([CONSOLE_SCHEME_REGISTRATION]);
 
 function run(): void {
@@ -242,8 +244,12 @@ function run(): void {
         void embedded.stop().finally(() => app.quit());
       });
 
-      // A core that never becomes ready is reported in its status (failure and log tail).
-      embedded.start().catch((error: unknown) => log('embedded appliance did not start', error));
+      // A core that never becomes ready is reported in its status (failure and log tail). Once it
+      // is ready, sign in at once so that the console's first request finds a token.
+      embedded
+        .start()
+        .then(() => sessions.accessToken(EMBEDDED_CONNECTION_ID))
+        .catch((error: unknown) => log('embedded appliance did not start', error));
       openWindow();
     })
     .catch((error: unknown) => {

@@ -61,6 +61,7 @@ describe('the embedded appliance', () => {
       APPLIANCE_SYSLOG_PORT: '0',
       APPLIANCE_NETFLOW_PORT: '0',
       APPLIANCE_ADMIN_PASSWORD: password,
+      NODE_COMPILE_CACHE: path.join(desktop.userData, 'compile-cache'),
     });
 
     // Pinned from the ready message: the certificate the appliance really serves.

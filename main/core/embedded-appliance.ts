@@ -212,6 +212,9 @@ export class EmbeddedAppliance {
       APPLIANCE_BIND: '127.0.0.1',
       APPLIANCE_HTTPS_PORT: '0',
       APPLIANCE_LOG_LEVEL: this.options.logLevel ?? 'info',
+      // Node 22.1+ (Electron's utility process runs Node 24) keeps compiled modules on disk: most
+      // of a warm start is loading appliance-core's modules. Older Node ignores it.
+      NODE_COMPILE_CACHE: path.join(this.options.userDataDir, 'compile-cache'),
       ...collectorEnv(collectors, choice),
       // Read on the first start only (it creates user 1); never passed once the database exists.
       ...(firstStart ? { APPLIANCE_ADMIN_PASSWORD: this.credentials.password } : {}),

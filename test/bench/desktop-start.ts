@@ -10,6 +10,8 @@
  *   first request would (the token kept from the previous run, as with a keyring);
  * - first answer with sign-in: the same after dropping the kept token, so the proxy signs in
  *   with the stored admin password first (no keyring, or an expired token).
+ * - the appliance alone: the same data dir forked without any desktop code, to its ready message
+ *   (what the desktop adds is the difference).
  * Targets (issue 13): ready < 3 s, first authenticated answer < 4 s, median of the warm starts.
  * Results also go to test/bench/results/desktop-start.json.
  */
@@ -17,9 +19,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import { fork } from 'node:child_process';
+
 import { createDesktopStack, tempUserData } from '../harness/desktop-stack.js';
 import { FakeSafeStorage } from '../harness/fake-electron.js';
-import { ROOT } from '../harness/process.js';
+import { ROOT, SERVER } from '../harness/process.js';
 
 const RUNS = Number(process.env.BENCH_DESKTOP_RUNS ?? 5);
 
@@ -50,6 +54,36 @@ async function measure(
   return { readyMs, firstAnswerMs };
 }
 
+/** The appliance alone on the same data dir: fork to its ready message, no desktop code. */
+async function applianceAlone(userData: string): Promise<number> {
+  const t0 = performance.now();
+  const child = fork(SERVER, [], {
+    env: {
+      PATH: process.env.PATH,
+      APPLIANCE_DATA_DIR: path.join(userData, 'appliance'),
+      APPLIANCE_BIND: '127.0.0.1',
+      APPLIANCE_HTTPS_PORT: '0',
+      APPLIANCE_SYSLOG_PORT: '0',
+      APPLIANCE_NETFLOW_PORT: '0',
+      APPLIANCE_LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no ready message within 60 s')), 60_000);
+    child.on('message', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  const readyMs = performance.now() - t0;
+  await new Promise((resolve) => {
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+  return readyMs;
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -70,12 +104,15 @@ async function main(): Promise<void> {
 
   const warm: Sample[] = [];
   const warmSignIn: Sample[] = [];
+  const alone: number[] = [];
   for (let run = 0; run < RUNS; run++) {
     warm.push(await measure(userData, keyring, false));
     warmSignIn.push(await measure(userData, keyring, true));
+    alone.push(await applianceAlone(userData));
     console.log(
       `warm ${run + 1}: ready ${ms(warm[run]!.readyMs)} ms, first answer ${ms(warm[run]!.firstAnswerMs)} ms; ` +
-        `with sign-in: ready ${ms(warmSignIn[run]!.readyMs)} ms, first answer ${ms(warmSignIn[run]!.firstAnswerMs)} ms`,
+        `with sign-in: ready ${ms(warmSignIn[run]!.readyMs)} ms, first answer ${ms(warmSignIn[run]!.firstAnswerMs)} ms; ` +
+        `appliance alone: ready ${ms(alone[run]!)} ms`,
     );
   }
   const summary = {
@@ -92,6 +129,7 @@ async function main(): Promise<void> {
       readyMs: ms(median(warmSignIn.map((s) => s.readyMs))),
       firstAnswerMs: ms(median(warmSignIn.map((s) => s.firstAnswerMs))),
     },
+    applianceAloneMedianReadyMs: ms(median(alone)),
     warm: warm.map((s) => ({ readyMs: ms(s.readyMs), firstAnswerMs: ms(s.firstAnswerMs) })),
     warmWithSignIn: warmSignIn.map((s) => ({
       readyMs: ms(s.readyMs),
