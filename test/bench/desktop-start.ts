@@ -30,6 +30,21 @@ const RUNS = Number(process.env.BENCH_DESKTOP_RUNS ?? 5);
 interface Sample {
   readyMs: number;
   firstAnswerMs: number;
+  /** CPU time (user + system) the appliance process used until ready / until the answer. */
+  readyCpuMs: number;
+  firstAnswerCpuMs: number;
+  /** CPU time of this process (the desktop's main-process logic) over the same span. */
+  mainCpuMs: number;
+}
+
+const TICK_MS = 1000 / 100; // USER_HZ on Linux
+
+/** utime + stime of a process from /proc, in ms. */
+function cpuMsOf(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
 async function firstAnswer(stack: ReturnType<typeof createDesktopStack>): Promise<void> {
@@ -45,13 +60,23 @@ async function measure(
 ): Promise<Sample> {
   const stack = createDesktopStack({ userData, safeStorage: keyring });
   if (dropToken) stack.tokens.delete('embedded');
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await stack.embedded.start();
   const readyMs = performance.now() - t0;
+  const readyCpuMs = cpuMsOf(stack.embedded.pid);
   await firstAnswer(stack);
   const firstAnswerMs = performance.now() - t0;
+  const firstAnswerCpuMs = cpuMsOf(stack.embedded.pid);
+  const mainCpu = process.cpuUsage(cpu0);
   await stack.close();
-  return { readyMs, firstAnswerMs };
+  return {
+    readyMs,
+    firstAnswerMs,
+    readyCpuMs,
+    firstAnswerCpuMs,
+    mainCpuMs: (mainCpu.user + mainCpu.system) / 1000,
+  };
 }
 
 /** The appliance alone on the same data dir: fork to its ready message, no desktop code. */
@@ -94,6 +119,27 @@ function median(values: number[]): number {
 
 const ms = (value: number) => Math.round(value);
 
+function rounded(sample: Sample): Record<keyof Sample, number> {
+  return {
+    readyMs: ms(sample.readyMs),
+    firstAnswerMs: ms(sample.firstAnswerMs),
+    readyCpuMs: ms(sample.readyCpuMs),
+    firstAnswerCpuMs: ms(sample.firstAnswerCpuMs),
+    mainCpuMs: ms(sample.mainCpuMs),
+  };
+}
+
+function medians(samples: Sample[]): Record<keyof Sample, number> {
+  const of = (key: keyof Sample) => ms(median(samples.map((sample) => sample[key])));
+  return {
+    readyMs: of('readyMs'),
+    firstAnswerMs: of('firstAnswerMs'),
+    readyCpuMs: of('readyCpuMs'),
+    firstAnswerCpuMs: of('firstAnswerCpuMs'),
+    mainCpuMs: of('mainCpuMs'),
+  };
+}
+
 async function main(): Promise<void> {
   const userData = tempUserData();
   const keyring = new FakeSafeStorage();
@@ -110,7 +156,8 @@ async function main(): Promise<void> {
     warmSignIn.push(await measure(userData, keyring, true));
     alone.push(await applianceAlone(userData));
     console.log(
-      `warm ${run + 1}: ready ${ms(warm[run]!.readyMs)} ms, first answer ${ms(warm[run]!.firstAnswerMs)} ms; ` +
+      `warm ${run + 1}: ready ${ms(warm[run]!.readyMs)} ms (appliance CPU ${ms(warm[run]!.readyCpuMs)} ms), ` +
+        `first answer ${ms(warm[run]!.firstAnswerMs)} ms (appliance CPU ${ms(warm[run]!.firstAnswerCpuMs)} ms, main ${ms(warm[run]!.mainCpuMs)} ms); ` +
         `with sign-in: ready ${ms(warmSignIn[run]!.readyMs)} ms, first answer ${ms(warmSignIn[run]!.firstAnswerMs)} ms; ` +
         `appliance alone: ready ${ms(alone[run]!)} ms`,
     );
@@ -120,21 +167,12 @@ async function main(): Promise<void> {
     node: process.version,
     cpus: os.cpus().length,
     loadavg: os.loadavg().map((value) => Math.round(value * 100) / 100),
-    cold: { readyMs: ms(cold.readyMs), firstAnswerMs: ms(cold.firstAnswerMs) },
-    warmMedian: {
-      readyMs: ms(median(warm.map((s) => s.readyMs))),
-      firstAnswerMs: ms(median(warm.map((s) => s.firstAnswerMs))),
-    },
-    warmWithSignInMedian: {
-      readyMs: ms(median(warmSignIn.map((s) => s.readyMs))),
-      firstAnswerMs: ms(median(warmSignIn.map((s) => s.firstAnswerMs))),
-    },
+    cold: rounded(cold),
+    warmMedian: medians(warm),
+    warmWithSignInMedian: medians(warmSignIn),
     applianceAloneMedianReadyMs: ms(median(alone)),
-    warm: warm.map((s) => ({ readyMs: ms(s.readyMs), firstAnswerMs: ms(s.firstAnswerMs) })),
-    warmWithSignIn: warmSignIn.map((s) => ({
-      readyMs: ms(s.readyMs),
-      firstAnswerMs: ms(s.firstAnswerMs),
-    })),
+    warm: warm.map(rounded),
+    warmWithSignIn: warmSignIn.map(rounded),
   };
   console.log(JSON.stringify(summary, null, 2));
   const verdict = (value: number, target: number) => (value < target ? 'PASS' : 'MISS');
