@@ -1,11 +1,14 @@
 /**
- * Electron Forge configuration: development runs of the desktop app (`npm run desktop`).
- * Installers are built by electron-builder (build/electron-builder.yml), so no makers here.
+ * Electron Forge configuration: development runs of the desktop app (`npm run desktop` with
+ * @electron-forge/cli 7 installed, on Node 22; see docs/features/desktop.md). Installers are
+ * built by electron-builder (build/electron-builder.yml), so there are no makers here.
  *
- * The types are the subset of @electron-forge/shared-types' ForgeConfig used here: Forge 7 (the
- * last major that runs on Node 20) depends on a git-hosted node-gyp and cannot be installed from
- * the npm registry alone. Forge loads this file by itself; nothing imports it.
+ * What is unpacked from the asar archive and which native modules are rebuilt for Electron come
+ * from build/packaging.json, the list electron-builder's configuration repeats (a test keeps the
+ * two equal). The types are the subset of @electron-forge/shared-types' ForgeConfig used here:
+ * Forge is not a dependency on Node 20 (Forge 7 needs a git-hosted node-gyp, Forge 8 Node 22.12).
  */
+import packaging from './build/packaging.json' with { type: 'json' };
 
 interface ForgePackagerOptions {
   name?: string;
@@ -14,11 +17,13 @@ interface ForgePackagerOptions {
   asar?: boolean | { unpack?: string; unpackDir?: string };
   ignore?: (file: string) => boolean;
   prune?: boolean;
+  protocols?: Array<{ name: string; schemes: string[] }>;
 }
 
 interface ForgeRebuildOptions {
   onlyModules?: string[];
   force?: boolean;
+  buildFromSource?: boolean;
 }
 
 interface ForgeResolvable {
@@ -44,13 +49,19 @@ const shippedPaths = [
   '/renderer/dist',
 ];
 
-/** Packager passes app-relative paths ('/main/dist/index.js'); keep the ancestors of shipped paths. */
+/** Packager passes app-relative paths ('/main/dist/index.cjs'); keep the ancestors of shipped paths. */
 export function isIgnoredWhenPackaging(file: string): boolean {
   if (file === '') return false;
+  if (file.endsWith('.map') || file.endsWith('.d.ts') || file.endsWith('.tsbuildinfo')) return true;
   return !shippedPaths.some(
     (shipped) =>
       file === shipped || file.startsWith(`${shipped}/`) || shipped.startsWith(`${file}/`),
   );
+}
+
+/** electron-packager's asar.unpack is one minimatch pattern: the shared list as `{a,b,...}`, any depth. */
+export function asarUnpackGlob(patterns: readonly string[]): string {
+  return `{${patterns.map((pattern) => `**/${pattern}`).join(',')}}`;
 }
 
 const config: ForgeConfig = {
@@ -58,13 +69,14 @@ const config: ForgeConfig = {
     name: 'Appliance Console',
     executableName: 'appliance-console',
     appBundleId: 'local.netmon.appliance-console',
-    // better-sqlite3 is a native module: it cannot be loaded from inside the asar archive.
-    asar: { unpack: '**/node_modules/better-sqlite3/**' },
+    asar: { unpack: asarUnpackGlob(packaging.asarUnpack) },
     ignore: isIgnoredWhenPackaging,
     prune: true,
+    protocols: [{ name: 'Appliance Console', schemes: ['appliance-console'] }],
   },
-  // The embedded core runs inside Electron: its native module is rebuilt for Electron's ABI.
-  rebuildConfig: { onlyModules: ['better-sqlite3'], force: true },
+  // The embedded core and the local terminal run inside Electron: their native modules are
+  // rebuilt for Electron's ABI (`npm rebuild` afterwards restores the Node builds tests use).
+  rebuildConfig: { onlyModules: [...packaging.nativeModules], force: true, buildFromSource: true },
   makers: [],
   plugins: [],
 };

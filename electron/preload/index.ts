@@ -1,29 +1,101 @@
 /**
  * Sandboxed preload: exposes exactly one object, `window.consoleBridge`, shaped by the contract.
- * The renderer never sees ipcRenderer itself.
+ * The renderer never sees ipcRenderer itself: every method invokes one fixed channel of the
+ * contract, and every listener subscribes to one fixed event, passing on its payload only (never
+ * the IpcRendererEvent, whose `sender` would reach ipcRenderer).
+ *
+ * Bundled into one CommonJS file (electron/dist/preload.cjs): a sandboxed preload cannot load
+ * modules other than `electron`.
  */
-import { contextBridge, ipcRenderer } from 'electron';
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 
 import {
   CONSOLE_CHANNELS,
-  type ConsoleBootstrap,
+  CONSOLE_EVENTS,
   type ConsoleBridge,
   type ConsoleChannel,
   type IpcResult,
+  type TerminalPortMessage,
+  type Unsubscribe,
 } from '../contract/bridge.js';
+
+/** The page's window as this isolated world sees it (the preload is compiled without the DOM library). */
+declare const window: {
+  location: { origin: string };
+  postMessage(message: unknown, targetOrigin: string, transfer: unknown[]): void;
+};
 
 /** Only the contract's channels are ever invoked: a bridge method built on a wrong channel fails closed. */
 const allowedChannels: ReadonlySet<string> = new Set(Object.values(CONSOLE_CHANNELS));
+const allowedEvents: ReadonlySet<string> = new Set(Object.values(CONSOLE_EVENTS));
 
-function invoke<T>(channel: ConsoleChannel): Promise<IpcResult<T>> {
+function invoke<T>(channel: ConsoleChannel, input?: unknown): Promise<IpcResult<T>> {
   if (!allowedChannels.has(channel)) {
     return Promise.resolve({ ok: false, error: { message: `unknown channel ${channel}` } });
   }
-  return ipcRenderer.invoke(channel) as Promise<IpcResult<T>>;
+  const call =
+    input === undefined ? ipcRenderer.invoke(channel) : ipcRenderer.invoke(channel, input);
+  return call as Promise<IpcResult<T>>;
 }
 
+function subscribe<T>(channel: ConsoleChannel, listener: (payload: T) => void): Unsubscribe {
+  if (!allowedEvents.has(channel)) return () => undefined;
+  const forward = (_event: IpcRendererEvent, payload: T) => listener(payload);
+  ipcRenderer.on(channel, forward);
+  return () => {
+    ipcRenderer.removeListener(channel, forward);
+  };
+}
+
+// A MessagePort cannot cross contextBridge: the page receives it as a window message, posted to
+// its own origin only, carrying the session id that terminal.open* answered.
+ipcRenderer.on(CONSOLE_EVENTS.terminalPort, (event, payload: { sessionId?: unknown }) => {
+  if (typeof payload?.sessionId !== 'string' || event.ports.length !== 1) return;
+  const message: TerminalPortMessage = {
+    type: CONSOLE_EVENTS.terminalPort,
+    sessionId: payload.sessionId,
+  };
+  window.postMessage(message, window.location.origin, [...(event.ports as unknown[])]);
+});
+
+const C = CONSOLE_CHANNELS;
+
 const consoleBridge = {
-  getBootstrap: () => invoke<ConsoleBootstrap>(CONSOLE_CHANNELS.appGetBootstrap),
+  getBootstrap: () => invoke(C.appGetBootstrap),
+  connections: {
+    list: () => invoke(C.connectionsList),
+    probe: (input) => invoke(C.connectionsProbe, input),
+    add: (input) => invoke(C.connectionsAdd, input),
+    edit: (input) => invoke(C.connectionsEdit, input),
+    remove: (input) => invoke(C.connectionsRemove, input),
+    repin: (input) => invoke(C.connectionsRepin, input),
+  },
+  auth: {
+    status: (input) => invoke(C.authStatus, input),
+    signIn: (input) => invoke(C.authSignIn, input),
+    startDeviceFlow: (input) => invoke(C.authDeviceStart, input),
+    waitDeviceFlow: (input) => invoke(C.authDeviceWait, input),
+    cancelDeviceFlow: (input) => invoke(C.authDeviceCancel, input),
+    signOut: (input) => invoke(C.authSignOut, input),
+  },
+  core: {
+    status: () => invoke(C.coreStatus),
+    restart: () => invoke(C.coreRestart),
+    setCollectors: (input) => invoke(C.coreSetCollectors, input),
+  },
+  terminal: {
+    openLocal: (input) => invoke(C.terminalOpenLocal, input),
+    openAppliance: (input) => invoke(C.terminalOpenAppliance, input),
+  },
+  shell: {
+    openExternal: (input) => invoke(C.shellOpenExternal, input),
+  },
+  events: {
+    onCoreChanged: (listener) => subscribe(CONSOLE_EVENTS.coreChanged, listener),
+    onConnectionsChanged: (listener) => subscribe(CONSOLE_EVENTS.connectionsChanged, listener),
+    onAuthChanged: (listener) => subscribe(CONSOLE_EVENTS.authChanged, listener),
+    onDeepLink: (listener) => subscribe(CONSOLE_EVENTS.deepLink, listener),
+  },
 } satisfies ConsoleBridge;
 
 contextBridge.exposeInMainWorld('consoleBridge', consoleBridge);

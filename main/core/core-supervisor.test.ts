@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { PassThrough } from 'node:stream';
 
 import { describe, expect, it } from 'vitest';
 
@@ -45,9 +46,15 @@ class ManualClock implements SupervisorClock {
   }
 }
 
+const FINGERPRINT = Array.from({ length: 32 }, (_, i) =>
+  (i * 7).toString(16).padStart(2, '0').toUpperCase(),
+).join(':');
+
 /** Stands in for Electron's UtilityProcess: the test makes it post messages and exit. */
 class FakeCoreProcess extends EventEmitter {
   killed = false;
+  readonly stdout = new PassThrough();
+  readonly stderr = new PassThrough();
 
   constructor(readonly exitWhenKilled: boolean) {
     super();
@@ -60,7 +67,7 @@ class FakeCoreProcess extends EventEmitter {
   }
 
   ready(url: string): void {
-    this.emit('message', { type: 'ready', url });
+    this.emit('message', { type: 'ready', url, certSha256: FINGERPRINT, ports: {} });
   }
 
   exit(code: number): void {
@@ -127,10 +134,12 @@ describe('CoreSupervisor', () => {
     expect(supervisor.state).toBe('starting');
 
     latest().ready('https://127.0.0.1:40123');
-    await expect(started).resolves.toBe('https://127.0.0.1:40123');
+    await expect(started).resolves.toMatchObject({ url: 'https://127.0.0.1:40123' });
     expect(supervisor.state).toBe('ready');
-    await expect(supervisor.whenReady()).resolves.toBe('https://127.0.0.1:40123');
-    expect(events).toEqual([{ type: 'ready', url: 'https://127.0.0.1:40123' }]);
+    await expect(supervisor.whenReady()).resolves.toMatchObject({ url: 'https://127.0.0.1:40123' });
+    expect(events).toEqual([
+      { type: 'ready', url: 'https://127.0.0.1:40123', certSha256: FINGERPRINT, ports: {} },
+    ]);
   });
 
   it('refuses to be started twice', async () => {
@@ -174,7 +183,7 @@ describe('CoreSupervisor', () => {
     expect(children).toHaveLength(5);
 
     latest().ready('https://127.0.0.1:40002');
-    await expect(waiting).resolves.toBe('https://127.0.0.1:40002');
+    await expect(waiting).resolves.toMatchObject({ url: 'https://127.0.0.1:40002' });
     expect(supervisor.state).toBe('ready');
     expect(
       events.filter((event) => event.type === 'restarting').map((event) => event.delayMs),
@@ -201,7 +210,7 @@ describe('CoreSupervisor', () => {
     first.ready('https://127.0.0.1:49999');
     expect(supervisor.state).toBe('starting');
     latest().ready('https://127.0.0.1:40002');
-    await expect(supervisor.whenReady()).resolves.toBe('https://127.0.0.1:40002');
+    await expect(supervisor.whenReady()).resolves.toMatchObject({ url: 'https://127.0.0.1:40002' });
   });
 
   it('gives up after maxFailures within the window and reports why', async () => {
@@ -325,15 +334,106 @@ describe('CoreSupervisor', () => {
   });
 });
 
-describe('isCoreReadyMessage', () => {
-  it('accepts the message appliance-core/src/server.ts posts', () => {
-    expect(isCoreReadyMessage({ type: 'ready', url: 'https://[::1]:8443' })).toBe(true);
+describe('CoreSupervisor output and restart from the window', () => {
+  /** Stream 'data' events are delivered asynchronously. */
+  const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('keeps the child output in a bounded ring and reports a crash with its tail', async () => {
+    const { supervisor, clock, latest, events } = setup({ maxFailures: 1, outputLines: 3 });
+    const started = supervisor.start();
+    const child = latest();
+    child.stdout.write('appliance listening on https://127.0.0.1:1\nline two\n');
+    child.stderr.write('Error: SQLITE_CORRUPT: database disk image is malformed\n    at op');
+    await flush();
+    child.exit(1);
+    await expect(started).rejects.toThrow(/failed 1 times/);
+    const failed = events.find((event) => event.type === 'failed');
+    expect(failed?.type === 'failed' && failed.error.logTail).toEqual([
+      'line two',
+      'Error: SQLITE_CORRUPT: database disk image is malformed',
+      '    at op',
+    ]);
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'exit',
+        code: 1,
+        logTail: expect.arrayContaining(['    at op']),
+      }),
+    );
+    expect(supervisor.lastFailure?.logTail).toHaveLength(3);
+    clock.advance(60_000);
   });
 
-  it.each([null, 'ready', { type: 'ready', url: 42 }, { type: 'ready', url: 'ftp://x' }])(
-    'rejects %j',
-    (message) => {
-      expect(isCoreReadyMessage(message)).toBe(false);
+  it('restart() starts a given-up core again with a fresh failure count and current options', async () => {
+    let port = 1;
+    const { supervisor, children, latest, forkCalls } = setup({
+      maxFailures: 1,
+      forkOptions: () => ({ env: { APPLIANCE_SYSLOG_PORT: String(port) } }),
+    });
+    const started = supervisor.start();
+    latest().exit(78);
+    await expect(started).rejects.toThrow(/failed 1 times/);
+    expect(supervisor.state).toBe('failed');
+
+    port = 2;
+    const restarted = supervisor.restart();
+    expect(children).toHaveLength(2);
+    latest().ready('https://127.0.0.1:40009');
+    await expect(restarted).resolves.toMatchObject({ url: 'https://127.0.0.1:40009' });
+    expect(supervisor.lastFailure).toBeUndefined();
+    expect(forkCalls.map((call) => call.options.env?.APPLIANCE_SYSLOG_PORT)).toEqual(['1', '2']);
+  });
+
+  it('restart() of a running core stops it first, then starts a new one', async () => {
+    const { supervisor, children, latest } = setup();
+    const started = supervisor.start();
+    const first = latest();
+    first.ready('https://127.0.0.1:40001');
+    await started;
+    const restarted = supervisor.restart();
+    await flush();
+    expect(first.killed).toBe(true);
+    expect(children).toHaveLength(2);
+    latest().ready('https://127.0.0.1:40002');
+    await expect(restarted).resolves.toMatchObject({ url: 'https://127.0.0.1:40002' });
+  });
+});
+
+describe('isCoreReadyMessage', () => {
+  it('accepts the message appliance-core/src/server.ts posts', () => {
+    expect(
+      isCoreReadyMessage({
+        type: 'ready',
+        url: 'https://[::1]:8443',
+        certSha256: FINGERPRINT,
+        ports: { syslog: { udp: 40514, tcp: 40514 }, netflow: { udp: 40555 } },
+      }),
+    ).toBe(true);
+    expect(
+      isCoreReadyMessage({
+        type: 'ready',
+        url: 'https://127.0.0.1:1',
+        certSha256: null,
+        ports: {},
+      }),
+    ).toBe(true);
+  });
+
+  it.each([
+    null,
+    'ready',
+    { type: 'ready', url: 42, certSha256: null, ports: {} },
+    { type: 'ready', url: 'ftp://x', certSha256: null, ports: {} },
+    { type: 'ready', url: 'https://127.0.0.1:1', ports: {} },
+    { type: 'ready', url: 'https://127.0.0.1:1', certSha256: 'ab:cd', ports: {} },
+    { type: 'ready', url: 'https://127.0.0.1:1', certSha256: null },
+    {
+      type: 'ready',
+      url: 'https://127.0.0.1:1',
+      certSha256: null,
+      ports: { syslog: { udp: '1' } },
     },
-  );
+  ])('rejects %j', (message) => {
+    expect(isCoreReadyMessage(message)).toBe(false);
+  });
 });

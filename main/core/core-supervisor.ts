@@ -2,18 +2,25 @@
  * Runs the embedded appliance-core in a child process and keeps it running.
  *
  * The child is started through an injected `fork` (Electron's utilityProcess.fork in the app, a
- * fake in tests) and is ready when it posts `{type: 'ready', url}` (appliance-core/src/server.ts
- * does so on its parent port once it listens). When it exits, it is restarted after an
- * exponential backoff; when it keeps failing, the supervisor gives up and reports why, rather
- * than restarting a broken core forever. Time comes from an injected clock so all of this is
- * testable in plain Node.
+ * Node child in tests and the bench) and is ready when it posts
+ * `{type: 'ready', url, certSha256, ports}` (appliance-core/src/server.ts does so on its parent
+ * port once it listens). When it exits, it is restarted after an exponential backoff; when it
+ * keeps failing, the supervisor gives up and reports why, rather than restarting a broken core
+ * forever; `restart()` (a button in the window) starts it again. Its stdout and stderr are piped
+ * into a bounded ring of lines instead of being inherited, so a crash is reported with the tail
+ * of its log. Time comes from an injected clock so all of this is testable in plain Node.
  */
+import { OutputRing } from './output-ring.js';
 
 /** The part of a child process the supervisor uses (Electron's UtilityProcess satisfies it). */
 export interface CoreProcess {
   on(event: 'message', listener: (message: unknown) => void): unknown;
   on(event: 'exit', listener: (code: number) => void): unknown;
   kill(): boolean;
+  readonly pid?: number | undefined;
+  /** Present with stdio 'pipe'. */
+  readonly stdout?: NodeJS.ReadableStream | null;
+  readonly stderr?: NodeJS.ReadableStream | null;
 }
 
 export interface CoreForkOptions {
@@ -46,7 +53,8 @@ export const systemClock: SupervisorClock = {
 export interface CoreSupervisorOptions {
   modulePath: string;
   args?: string[];
-  forkOptions?: CoreForkOptions;
+  /** Read at every (re)start, so a restart picks up changed settings (the collectors). */
+  forkOptions?: CoreForkOptions | (() => CoreForkOptions);
   fork: ForkCore;
   clock?: SupervisorClock;
   /** First restart delay; each further failure in the window doubles it up to maxRestartDelayMs. */
@@ -60,11 +68,21 @@ export interface CoreSupervisorOptions {
   /** How long stop() waits for the child to exit after asking it to. */
   stopTimeoutMs?: number;
   onEvent?: (event: CoreSupervisorEvent) => void;
+  /** Lines of child output kept for crash reports. */
+  outputLines?: number;
+}
+
+/** What the ready message tells: where it listens, its certificate, its collectors' ports. */
+export interface CoreReady {
+  url: string;
+  /** SHA-256 of the served certificate, `AB:CD:…` (null for a core without TLS). */
+  certSha256: string | null;
+  ports: Record<string, { udp?: number; tcp?: number }>;
 }
 
 export type CoreSupervisorEvent =
-  | { type: 'ready'; url: string }
-  | { type: 'exit'; code: number }
+  | ({ type: 'ready' } & CoreReady)
+  | { type: 'exit'; code: number; logTail: string[] }
   | { type: 'restarting'; delayMs: number; reason: string; failures: number }
   | { type: 'failed'; error: CoreSupervisorError };
 
@@ -73,17 +91,30 @@ export type CoreSupervisorState =
 
 export class CoreSupervisorError extends Error {
   override name = 'CoreSupervisorError';
+
+  constructor(
+    message: string,
+    /** The last lines the core printed before this failure. */
+    readonly logTail: string[] = [],
+  ) {
+    super(message);
+  }
 }
 
-export interface CoreReadyMessage {
+export interface CoreReadyMessage extends CoreReady {
   type: 'ready';
-  url: string;
 }
+
+const FINGERPRINT = /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/;
 
 export function isCoreReadyMessage(message: unknown): message is CoreReadyMessage {
   if (typeof message !== 'object' || message === null) return false;
-  const { type, url } = message as { type?: unknown; url?: unknown };
+  const { type, url, certSha256, ports } = message as Record<string, unknown>;
   if (type !== 'ready' || typeof url !== 'string') return false;
+  if (certSha256 !== null && !(typeof certSha256 === 'string' && FINGERPRINT.test(certSha256))) {
+    return false;
+  }
+  if (!isPortReport(ports)) return false;
   try {
     const parsed = new URL(url);
     return parsed.protocol === 'https:' || parsed.protocol === 'http:';
@@ -92,8 +123,19 @@ export function isCoreReadyMessage(message: unknown): message is CoreReadyMessag
   }
 }
 
+function isPortReport(value: unknown): value is CoreReady['ports'] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return Object.values(value).every((entry) => {
+    if (typeof entry !== 'object' || entry === null) return false;
+    const { udp, tcp } = entry as { udp?: unknown; tcp?: unknown };
+    return (
+      (udp === undefined || Number.isInteger(udp)) && (tcp === undefined || Number.isInteger(tcp))
+    );
+  });
+}
+
 interface Waiter {
-  resolve(url: string): void;
+  resolve(ready: CoreReady): void;
   reject(error: CoreSupervisorError): void;
 }
 
@@ -111,7 +153,9 @@ export class CoreSupervisor {
   private readonly clock: SupervisorClock;
   private currentState: CoreSupervisorState = 'idle';
   private child: CoreProcess | undefined;
-  private url: string | undefined;
+  private ready: CoreReady | undefined;
+  /** Output of the current and previous children (a crash report needs what came before). */
+  readonly output: OutputRing;
   private failureTimes: number[] = [];
   private failure: CoreSupervisorError | undefined;
   private cancelReadyTimer: CancelTimer | undefined;
@@ -130,14 +174,25 @@ export class CoreSupervisor {
       readyTimeoutMs: options.readyTimeoutMs ?? DEFAULTS.readyTimeoutMs,
       stopTimeoutMs: options.stopTimeoutMs ?? DEFAULTS.stopTimeoutMs,
     };
+    this.output = new OutputRing(options.outputLines ?? 200);
   }
 
   get state(): CoreSupervisorState {
     return this.currentState;
   }
 
-  /** Starts the core; resolves with its URL once ready, rejects if the supervisor gives up first. */
-  start(): Promise<string> {
+  /** The running child's process id (diagnostics, tests). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** The failure that made the supervisor give up (state 'failed'). */
+  get lastFailure(): CoreSupervisorError | undefined {
+    return this.currentState === 'failed' ? this.failure : undefined;
+  }
+
+  /** Starts the core; resolves once it is ready, rejects if the supervisor gives up first. */
+  start(): Promise<CoreReady> {
     if (this.currentState !== 'idle') {
       throw new Error('core supervisor already started');
     }
@@ -145,11 +200,23 @@ export class CoreSupervisor {
     return this.whenReady();
   }
 
-  /** The URL of the running core; waits while it (re)starts; rejects once given up or stopped. */
-  whenReady(): Promise<string> {
+  /**
+   * Starts the core again from any state: after it was given up or stopped (the window's restart
+   * button), or while it runs (new settings). The failure count starts over.
+   */
+  async restart(): Promise<CoreReady> {
+    if (this.currentState !== 'idle' && this.currentState !== 'failed') await this.stop();
+    this.failureTimes = [];
+    this.failure = undefined;
+    this.spawn();
+    return this.whenReady();
+  }
+
+  /** The running core; waits while it (re)starts; rejects once given up or stopped. */
+  whenReady(): Promise<CoreReady> {
     switch (this.currentState) {
       case 'ready':
-        return Promise.resolve(this.url as string);
+        return Promise.resolve(this.ready as CoreReady);
       case 'starting':
       case 'waiting-to-restart':
         return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
@@ -189,19 +256,24 @@ export class CoreSupervisor {
 
   private spawn(): void {
     this.currentState = 'starting';
-    this.url = undefined;
+    this.ready = undefined;
     let child: CoreProcess;
     try {
+      const forkOptions = this.options.forkOptions;
       child = this.options.fork(
         this.options.modulePath,
         this.options.args ?? [],
-        this.options.forkOptions ?? {},
+        (typeof forkOptions === 'function' ? forkOptions() : forkOptions) ?? {},
       );
     } catch (error) {
       this.recordFailure(`could not be started: ${errorMessage(error)}`);
       return;
     }
     this.child = child;
+    this.output.mark('--- appliance core started ---');
+    for (const stream of [child.stdout, child.stderr]) {
+      stream?.on('data', (chunk: Buffer | string) => this.output.append(stream, chunk));
+    }
     child.on('message', (message) => this.onMessage(child, message));
     child.on('exit', (code) => this.onExit(child, code));
     this.cancelReadyTimer = this.clock.schedule(
@@ -216,11 +288,16 @@ export class CoreSupervisor {
     this.cancelReadyTimer?.();
     this.cancelReadyTimer = undefined;
     this.currentState = 'ready';
-    this.url = message.url;
-    this.emit({ type: 'ready', url: message.url });
+    const ready: CoreReady = {
+      url: message.url,
+      certSha256: message.certSha256,
+      ports: message.ports,
+    };
+    this.ready = ready;
+    this.emit({ type: 'ready', ...ready });
     const waiters = this.waiters;
     this.waiters = [];
-    for (const waiter of waiters) waiter.resolve(message.url);
+    for (const waiter of waiters) waiter.resolve(ready);
   }
 
   private onExit(child: CoreProcess, code: number): void {
@@ -233,8 +310,8 @@ export class CoreSupervisor {
       return;
     }
     const wasReady = this.currentState === 'ready';
-    this.url = undefined;
-    this.emit({ type: 'exit', code });
+    this.ready = undefined;
+    this.emit({ type: 'exit', code, logTail: this.output.tail() });
     this.recordFailure(
       wasReady ? `exited with code ${code}` : `exited with code ${code} before it was ready`,
     );
@@ -262,6 +339,7 @@ export class CoreSupervisor {
       this.failure = new CoreSupervisorError(
         `the appliance core failed ${failures} times within ` +
           `${formatSeconds(this.settings.failureWindowMs)} and was not restarted again; last: it ${reason}`,
+        this.output.tail(),
       );
       this.emit({ type: 'failed', error: this.failure });
       this.rejectWaiters(this.failure);

@@ -1,59 +1,88 @@
 import { describe, expect, it } from 'vitest';
 
-import { CONSOLE_CHANNELS, isConsoleChannel } from '../../electron/contract/bridge.js';
+import {
+  CONSOLE_CHANNELS,
+  CONSOLE_EVENTS,
+  isConsoleChannel,
+  type ConsoleBootstrap,
+} from '../../electron/contract/bridge.js';
 import { registerAppIpc } from './app.ipc.js';
-import { type IpcInvokeHandler, wrapResult } from './wrap-result.js';
+import { registerShellIpc } from './shell.ipc.js';
+import { consoleEvent, eventFrom, fakeIpcMain } from '../../test/harness/fake-ipc.js';
+import { isConsoleSender, REFUSED_SENDER_MESSAGE, wrapResult } from './wrap-result.js';
 
-function fakeIpcMain() {
-  const handlers = new Map<string, IpcInvokeHandler>();
-  return {
-    handlers,
-    handle(channel: string, handler: IpcInvokeHandler) {
-      if (handlers.has(channel)) throw new Error(`second handler for ${channel}`);
-      handlers.set(channel, handler);
-    },
-  };
-}
-
-function register(coreBaseUrl: () => Promise<string>) {
-  const ipc = fakeIpcMain();
-  const logged: string[] = [];
-  registerAppIpc(ipc, { coreBaseUrl, version: '1.2.3', log: (message) => logged.push(message) });
-  const handler = ipc.handlers.get(CONSOLE_CHANNELS.appGetBootstrap);
-  if (!handler) throw new Error('bootstrap handler not registered');
-  return { handler, logged };
-}
+const bootstrap: ConsoleBootstrap = {
+  version: '1.2.3',
+  consoleOrigin: 'app://console',
+  embeddedConnectionId: 'embedded',
+  platform: 'linux',
+  tokenStorage: 'memory-only',
+  storageWarning: 'No keyring is running',
+};
 
 describe('console:app:get-bootstrap', () => {
-  it('answers the core URL and the app version', async () => {
-    const { handler } = register(() => Promise.resolve('https://127.0.0.1:40123'));
-    await expect(handler({})).resolves.toEqual({
+  it('answers the bootstrap to the console window', async () => {
+    const ipc = fakeIpcMain();
+    registerAppIpc({ ipc, log: () => undefined }, { bootstrap: () => bootstrap });
+    await expect(ipc.get(CONSOLE_CHANNELS.appGetBootstrap)(consoleEvent)).resolves.toEqual({
       ok: true,
-      value: { coreBaseUrl: 'https://127.0.0.1:40123', version: '1.2.3' },
+      value: bootstrap,
     });
-  });
-
-  it('answers the reason when the core is unavailable', async () => {
-    const { handler, logged } = register(() =>
-      Promise.reject(new Error('the appliance core failed 7 times within 600 s')),
-    );
-    await expect(handler({})).resolves.toEqual({
-      ok: false,
-      error: { message: 'the appliance core failed 7 times within 600 s' },
-    });
-    expect(logged).toEqual(['embedded appliance core unavailable']);
   });
 
   it('rejects unexpected arguments', async () => {
-    const { handler } = register(() => Promise.resolve('https://127.0.0.1:1'));
-    await expect(handler({}, 'extra')).resolves.toEqual({
-      ok: false,
-      error: { message: 'expected no arguments, received 1' },
-    });
+    const ipc = fakeIpcMain();
+    registerAppIpc({ ipc, log: () => undefined }, { bootstrap: () => bootstrap });
+    await expect(ipc.get(CONSOLE_CHANNELS.appGetBootstrap)(consoleEvent, 'extra')).resolves.toEqual(
+      {
+        ok: false,
+        error: { message: 'expected no arguments, received 1' },
+      },
+    );
+  });
+});
+
+describe('isConsoleSender', () => {
+  it('accepts the console top frame only', () => {
+    expect(isConsoleSender(eventFrom('app://console/'))).toBe(true);
+    expect(isConsoleSender(eventFrom('app://console/x', { url: 'app://console/' }))).toBe(false);
+    for (const url of [
+      'https://appliance.example.com/auth/device',
+      'app://console.attacker.test/',
+      'file:///etc/passwd',
+      'data:text/html,x',
+      'about:blank',
+    ]) {
+      expect(isConsoleSender(eventFrom(url))).toBe(false);
+    }
+    expect(isConsoleSender({ senderFrame: null })).toBe(false);
+    expect(isConsoleSender({})).toBe(false);
+    expect(isConsoleSender(null)).toBe(false);
   });
 });
 
 describe('wrapResult', () => {
+  it('refuses a foreign sender before the handler runs', async () => {
+    let ran = false;
+    const logged: string[] = [];
+    const handler = wrapResult(
+      'console:test:run',
+      () => {
+        ran = true;
+        return 'secret';
+      },
+      (message) => logged.push(message),
+    );
+    await expect(handler(eventFrom('https://attacker.test/'))).resolves.toEqual({
+      ok: false,
+      error: { message: REFUSED_SENDER_MESSAGE },
+    });
+    await expect(handler(eventFrom('app://console/', {}))).resolves.toMatchObject({ ok: false });
+    expect(ran).toBe(false);
+    expect(logged).toHaveLength(2);
+    await expect(handler(consoleEvent)).resolves.toEqual({ ok: true, value: 'secret' });
+  });
+
   it('hides unexpected errors from the renderer and logs them', async () => {
     const logged: unknown[] = [];
     const handler = wrapResult(
@@ -63,7 +92,7 @@ describe('wrapResult', () => {
       },
       (_message, error) => logged.push(error),
     );
-    const result = await handler({});
+    const result = await handler(consoleEvent);
     expect(result).toEqual({
       ok: false,
       error: { message: 'internal error in the desktop app (details are in its log)' },
@@ -73,11 +102,50 @@ describe('wrapResult', () => {
   });
 });
 
-describe('channel names', () => {
-  it('follow console:<namespace>:<action>', () => {
-    for (const channel of Object.values(CONSOLE_CHANNELS)) {
-      expect(isConsoleChannel(channel)).toBe(true);
+describe('console:shell:open-external', () => {
+  function setup() {
+    const ipc = fakeIpcMain();
+    const opened: string[] = [];
+    registerShellIpc(
+      { ipc, log: () => undefined },
+      {
+        allowedOrigins: () => ['https://appliance.example.com'],
+        openExternal: (url) => {
+          opened.push(url);
+          return Promise.resolve();
+        },
+      },
+    );
+    return { handler: ipc.get(CONSOLE_CHANNELS.shellOpenExternal), opened };
+  }
+
+  it('opens pages of saved connections only', async () => {
+    const { handler, opened } = setup();
+    const url = 'https://appliance.example.com/auth/device?user_code=BCDFGHJK';
+    await expect(handler(consoleEvent, { url })).resolves.toEqual({ ok: true, value: null });
+    for (const bad of [
+      'https://appliance.example.com.attacker.test/auth/device',
+      'http://appliance.example.com/',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+    ]) {
+      await expect(handler(consoleEvent, { url: bad })).resolves.toEqual({
+        ok: false,
+        error: { message: 'only https pages of a saved appliance open in the browser' },
+      });
     }
+    await expect(handler(eventFrom('https://attacker.test/'), { url })).resolves.toMatchObject({
+      ok: false,
+    });
+    expect(opened).toEqual([url]);
+  });
+});
+
+describe('channel names', () => {
+  it('follow console:<namespace>:<action> and are unique', () => {
+    const all = [...Object.values(CONSOLE_CHANNELS), ...Object.values(CONSOLE_EVENTS)];
+    for (const channel of all) expect(isConsoleChannel(channel)).toBe(true);
+    expect(new Set(all).size).toBe(all.length);
     expect(isConsoleChannel('console:app')).toBe(false);
     expect(isConsoleChannel('other:app:get')).toBe(false);
   });

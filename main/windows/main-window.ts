@@ -1,57 +1,65 @@
-/** The console window, locked down: isolated, sandboxed, no Node, no popups, no navigation. */
-import { pathToFileURL } from 'node:url';
+/**
+ * The console window, locked down (window-options.ts): it shows app://console only; every other
+ * navigation, redirect or frame navigation is refused; window.open is always denied (an https
+ * link to a saved appliance's origin opens in the system browser instead); <webview> cannot
+ * attach. Size and position are kept across starts.
+ */
+import { BrowserWindow, screen, shell } from 'electron';
 
-import { BrowserWindow, shell } from 'electron';
-
-import { isAllowedExternalUrl, isAllowedNavigation } from './navigation-policy.js';
+import { CONSOLE_ORIGIN } from '../../electron/contract/bridge.js';
+import { isAllowedNavigation, windowOpenDecision } from './navigation-policy.js';
+import { consoleWindowOptions } from './window-options.js';
+import { loadWindowState, saveWindowState } from './window-state.js';
 
 export interface MainWindowOptions {
   preloadPath: string;
-  /** The renderer's index.html (packaged) or its development server URL. */
-  renderer: { file: string } | { url: string };
-  onLoadFailed(entryUrl: string, error: unknown): void;
+  stateFile: string;
+  /** Origins of saved connections (their /auth pages may open in the system browser). */
+  allowedExternalOrigins(): string[];
+  log(message: string, error?: unknown): void;
 }
 
 export function createMainWindow(options: MainWindowOptions): BrowserWindow {
-  const mainWindow = new BrowserWindow({
-    width: 1280,
-    height: 800,
-    minWidth: 800,
-    minHeight: 600,
-    show: false,
-    title: 'Appliance console',
-    webPreferences: {
-      preload: options.preloadPath,
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      nodeIntegrationInWorker: false,
-      webSecurity: true,
-      allowRunningInsecureContent: false,
-      webviewTag: false,
-      spellcheck: false,
-    },
-  });
+  const workAreas = screen.getAllDisplays().map((display) => display.workArea);
+  const state = loadWindowState(options.stateFile, workAreas);
+  const mainWindow = new BrowserWindow(consoleWindowOptions(options.preloadPath, state));
+  if (state?.maximized) mainWindow.maximize();
 
-  const entryUrl =
-    'url' in options.renderer ? options.renderer.url : pathToFileURL(options.renderer.file).href;
-
-  mainWindow.webContents.session.setPermissionRequestHandler((_contents, _permission, callback) =>
-    callback(false),
-  );
-  mainWindow.webContents.setWindowOpenHandler(({ url }) => {
-    if (isAllowedExternalUrl(url)) void shell.openExternal(url);
-    return { action: 'deny' };
+  const contents = mainWindow.webContents;
+  contents.setWindowOpenHandler(({ url }) => {
+    const decision = windowOpenDecision(url, options.allowedExternalOrigins());
+    if (decision.openExternally) {
+      shell
+        .openExternal(url)
+        .catch((error: unknown) => options.log(`could not open ${url}`, error));
+    }
+    return { action: decision.action };
   });
-  mainWindow.webContents.on('will-navigate', (event, url) => {
-    if (!isAllowedNavigation(url, entryUrl)) event.preventDefault();
+  contents.on('will-navigate', (event, url) => {
+    if (!isAllowedNavigation(url)) event.preventDefault();
   });
-  mainWindow.webContents.on('will-redirect', (event, url) => {
-    if (!isAllowedNavigation(url, entryUrl)) event.preventDefault();
+  contents.on('will-frame-navigate', (event) => {
+    if (!isAllowedNavigation(event.url)) event.preventDefault();
   });
-  mainWindow.webContents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.on('will-redirect', (event, url) => {
+    if (!isAllowedNavigation(url)) event.preventDefault();
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
   mainWindow.once('ready-to-show', () => mainWindow.show());
+  mainWindow.on('close', () => {
+    try {
+      saveWindowState(options.stateFile, {
+        ...mainWindow.getNormalBounds(),
+        maximized: mainWindow.isMaximized(),
+      });
+    } catch (error) {
+      options.log('could not save the window state', error);
+    }
+  });
 
-  mainWindow.loadURL(entryUrl).catch((error: unknown) => options.onLoadFailed(entryUrl, error));
+  const entryUrl = `${CONSOLE_ORIGIN}/`;
+  mainWindow
+    .loadURL(entryUrl)
+    .catch((error: unknown) => options.log(`could not load ${entryUrl}`, error));
   return mainWindow;
 }
