@@ -31,6 +31,14 @@ const CLIENT_ERROR_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_TYPE: 'The Content-Type header is invalid.',
 };
 
+/**
+ * The message of a failure meant for the caller (an ApiFailure), or null for an unexpected
+ * error, whose message is never shown. Event streams report failures with it.
+ */
+export function callerMessage(err: unknown): string | null {
+  return err instanceof ApiFailure ? err.message : null;
+}
+
 export function renderFailure(request: FastifyRequest, err: ApiFailure) {
   const errors = errorsOf(request);
   return render(err.family ?? errors.failure, err.status, err.message, err.fields, err.oauthCode);

@@ -65,6 +65,18 @@ export function familyBody(family: Family): TSchema {
   return FAMILY_BODY[family];
 }
 
+/** The 200 answer of an event stream: `text/event-stream`, its frames described in words. */
+export function EventStreamBody(frames: string): TSchema {
+  return Type.Unsafe({
+    description: frames,
+    content: {
+      'text/event-stream': {
+        schema: Type.String({ description: 'server-sent events, one JSON object per data: line' }),
+      },
+    },
+  });
+}
+
 /** A legacy success body and the legacy failure, both answered with HTTP 200. */
 export function legacy200(success: TSchema): TSchema {
   return Type.Union([success, LegacyFailureBody]);
