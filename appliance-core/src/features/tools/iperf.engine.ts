@@ -8,6 +8,7 @@
 import type { Target } from '../../platform/net/targets.js';
 import { ToolMissingError, type ToolProcess } from '../../platform/process/spawn.js';
 import { SYSTEM_TOOLS } from '../../platform/process/system-tools.js';
+import { ToolFailure } from '../../platform/process/tool-failure.js';
 import { toIso } from '../../platform/time/time.js';
 import type { IperfResult } from './tools.schema.js';
 import { errorText, failureText, type ToolRunner } from './tools.runtime.js';
@@ -21,7 +22,11 @@ export interface IperfRequest {
 }
 
 /** The run or its output failed (HTTP 502). */
-export class IperfRunError extends Error {}
+export class IperfRunError extends ToolFailure {
+  constructor(message: string) {
+    super(message, { status: 502 });
+  }
+}
 
 const CONNECT_TIMEOUT_MS = 5_000;
 
@@ -113,9 +118,6 @@ export async function runIperfClient(
   return decodeIperf(result.stdout, request, toIso(now()));
 }
 
-/** A start or stop of the server failed (HTTP 500). */
-export class IperfServerError extends Error {}
-
 export type IperfServerState = 'inactive' | 'active' | 'failed';
 
 const READY_TIMEOUT_MS = 5_000;
@@ -166,7 +168,7 @@ export class IperfServer {
       });
     } catch (err) {
       this.state = 'failed';
-      throw new IperfServerError(
+      throw new ToolFailure(
         err instanceof ToolMissingError
           ? err.message
           : `iperf3 server could not start: ${errorText(err)}`,
@@ -199,10 +201,9 @@ export class IperfServer {
     }
     child.stop();
     this.state = 'failed';
-    if (outcome === 'slow')
-      throw new IperfServerError('iperf3 server did not start listening in time');
-    if ('error' in outcome) throw new IperfServerError(errorText(outcome.error));
-    throw new IperfServerError(
+    if (outcome === 'slow') throw new ToolFailure('iperf3 server did not start listening in time');
+    if ('error' in outcome) throw new ToolFailure(errorText(outcome.error));
+    throw new ToolFailure(
       `iperf3 server could not start: ${failureText(SYSTEM_TOOLS.iperf3, outcome, READY_TIMEOUT_MS).replace(/^iperf3: /, '')}`,
     );
   }
@@ -228,9 +229,7 @@ export class IperfServer {
     clearTimeout(timer);
     if (!exited) {
       this.state = 'failed';
-      throw new IperfServerError(
-        `iperf3 server did not stop within ${STOP_TIMEOUT_MS / 1000} seconds`,
-      );
+      throw new ToolFailure(`iperf3 server did not stop within ${STOP_TIMEOUT_MS / 1000} seconds`);
     }
   }
 }

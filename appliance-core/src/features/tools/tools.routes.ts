@@ -11,13 +11,14 @@ import type { App } from '../../platform/http/http-server.js';
 import { allOf } from '../../platform/http/identity.js';
 import { ErrorBody, MessageBody, StatusMessageBody } from '../../platform/http/schemas.js';
 import { disconnectSignal } from '../../platform/http/sse.js';
-import { classifyAddress, parseTarget, type AddressClass } from '../../platform/net/targets.js';
-import { ToolMissingError } from '../../platform/process/spawn.js';
-import { GeoFailure } from './geoip.engine.js';
-import { IperfRunError, IperfServerError } from './iperf.engine.js';
-import { PingFailure } from './ping.engine.js';
+import {
+  classifyAddress,
+  parseTarget,
+  type AddressClass,
+  type Target,
+} from '../../platform/net/targets.js';
+import { MTR_STREAM_END } from './mtr.engine.js';
 import { normalizeTiming, parsePortList, wantsServiceDetection } from './portscan.engine.js';
-import { SpeedTestProtocolError, SpeedTestRunError } from './speedtest.engine.js';
 import {
   GeoAnswer,
   HistoryIdParams,
@@ -42,10 +43,7 @@ import {
   TraceParams,
   WhoisAnswer,
 } from './tools.schema.js';
-import { ThroughputBusyError, type ToolsService } from './tools.service.js';
-import { TraceFailure } from './traceroute.engine.js';
-import { WhoisFailure } from './whois.engine.js';
-import { errorText } from './tools.runtime.js';
+import type { ToolsService } from './tools.service.js';
 
 const TAGS = ['tools'];
 
@@ -72,8 +70,22 @@ export function notRoutableMessage(ip: string, kind: Exclude<AddressClass, 'glob
   return `Only globally routable IP addresses can be located (${ip} is ${CLASS_LABEL[kind]})`;
 }
 
-/** A tool failure: HTTP 200 with `{status: false, message}`. */
-const toolFailure = (message: string) => failure(200, message);
+/** A request a tool cannot run: HTTP 200 `{status: false, message}`, as the tool's own failures. */
+const refusal = (message: string) => failure(200, message);
+
+/** The checked target of a tool request (a host name or an IP literal). */
+function targetOf(text: string): Target {
+  const target = parseTarget(text);
+  if (!target) throw refusal(INVALID_TARGET);
+  return target;
+}
+
+/** The checked IP literal of a tool request. */
+function ipOf(text: string): Target {
+  const ip = parseTarget(text);
+  if (!ip || ip.kind === 'hostname') throw refusal(INVALID_IP);
+  return ip;
+}
 
 /** What the tool routes declare alike: permission `tools`, the tools' OpenAPI group. */
 const TOOL_ROUTE = { access: allOf('tools'), tags: TAGS } as const;
@@ -100,11 +112,8 @@ export async function toolsRoutes(
     params: PingParams,
     frames:
       'data: {icmp_seq, latency (ms), summary: null} per reply as it arrives, then data: {summary: {total_transmitted, total_received, packet_loss}}; on failure event: error with data {message}',
-    stream: async (request, stream) => {
-      const target = parseTarget(request.params.pingTarget);
-      if (!target) throw toolFailure(INVALID_TARGET);
-      await tools.streamPing(target, stream);
-    },
+    stream: async (request, stream) =>
+      tools.streamPing(targetOf(request.params.pingTarget), stream),
   });
 
   // spec: part2 > Network tools > getPingInfo
@@ -116,15 +125,9 @@ export async function toolsRoutes(
     params: PingParams,
     response: { 200: PingAnswer },
     handler: async (request, reply) => {
-      const target = parseTarget(request.params.pingTarget);
-      if (!target) throw toolFailure(INVALID_TARGET);
-      try {
-        const result = await tools.ping(target, disconnectSignal(reply));
-        return { status: 201 as const, message: JSON.stringify(result) };
-      } catch (err) {
-        if (err instanceof PingFailure) throw toolFailure(err.message);
-        throw err;
-      }
+      const target = targetOf(request.params.pingTarget);
+      const result = await tools.ping(target, disconnectSignal(reply));
+      return { status: 201 as const, message: JSON.stringify(result) };
     },
   });
 
@@ -138,12 +141,8 @@ export async function toolsRoutes(
     params: MtrParams,
     frames:
       "data: {type: 'sent', hop}, {type: 'host', hop, host} or {type: 'reply', hop, latency (ms)} as they happen; on failure event: error with data {message}; always event: stream-complete with data {} last",
-    last: { event: 'stream-complete', data: {} },
-    stream: async (request, stream) => {
-      const target = parseTarget(request.params.mtrTarget);
-      if (!target) throw toolFailure(INVALID_TARGET);
-      await tools.streamMtr(target, stream);
-    },
+    last: MTR_STREAM_END,
+    stream: async (request, stream) => tools.streamMtr(targetOf(request.params.mtrTarget), stream),
   });
 
   // spec: part2 > Network tools > getTracerouteInfo
@@ -155,17 +154,11 @@ export async function toolsRoutes(
     params: TraceParams,
     response: { 200: TraceAnswer },
     handler: async (request, reply) => {
-      const target = parseTarget(request.params.traceTarget);
-      if (!target) throw toolFailure(INVALID_TARGET);
-      try {
-        return {
-          status: 201 as const,
-          message: await tools.traceroute(target, disconnectSignal(reply)),
-        };
-      } catch (err) {
-        if (err instanceof TraceFailure) throw toolFailure(err.message);
-        throw err;
-      }
+      const target = targetOf(request.params.traceTarget);
+      return {
+        status: 201 as const,
+        message: await tools.traceroute(target, disconnectSignal(reply)),
+      };
     },
   });
 
@@ -179,10 +172,9 @@ export async function toolsRoutes(
     response: { 200: PortscanAnswer },
     handler: async (request, reply) => {
       const body = request.body;
-      const target = parseTarget(body.ip.trim());
-      if (!target) throw toolFailure(INVALID_TARGET);
+      const target = targetOf(body.ip.trim());
       const ports = parsePortList(body.portlist);
-      if (!ports) throw toolFailure(INVALID_PORTLIST);
+      if (!ports) throw refusal(INVALID_PORTLIST);
       const outcome = await tools.portscan(
         target,
         ports,
@@ -192,7 +184,6 @@ export async function toolsRoutes(
       );
       if (outcome.kind === 'timeout')
         return { status: 'timeout' as const, message: outcome.message };
-      if (outcome.kind === 'failed') throw toolFailure(outcome.message);
       return { status: 201 as const, message: outcome.output };
     },
   });
@@ -252,17 +243,9 @@ export async function toolsRoutes(
       500: Type.Union([StatusMessageBody, MessageBody]),
     },
     handler: async (_request, reply) => {
-      try {
-        const result = await tools.speedTest(disconnectSignal(reply));
-        reply.code(201);
-        return { message: result };
-      } catch (err) {
-        if (err instanceof ThroughputBusyError) throw failure(409, err.message);
-        if (err instanceof SpeedTestProtocolError)
-          throw failure(500, err.message, { family: 'statusMessage' });
-        if (err instanceof SpeedTestRunError) throw failure(500, err.message);
-        throw err;
-      }
+      const result = await tools.speedTest(disconnectSignal(reply));
+      reply.code(201);
+      return { message: result };
     },
   });
 
@@ -314,25 +297,18 @@ export async function toolsRoutes(
       const body = request.body;
       const target = parseTarget(body.host.trim());
       if (!target) throw failure(422, INVALID_HOST);
-      try {
-        const result = await tools.iperfClient(
-          {
-            target,
-            port: body.port ?? 5201,
-            duration: body.duration ?? 10,
-            protocol: body.protocol ?? 'tcp',
-            direction: body.direction ?? 'download',
-          },
-          disconnectSignal(reply),
-        );
-        reply.code(201);
-        return { message: result };
-      } catch (err) {
-        if (err instanceof ThroughputBusyError) throw failure(409, err.message);
-        if (err instanceof IperfRunError) throw failure(502, err.message);
-        if (err instanceof ToolMissingError) throw failure(500, err.message);
-        throw err;
-      }
+      const result = await tools.iperfClient(
+        {
+          target,
+          port: body.port ?? 5201,
+          duration: body.duration ?? 10,
+          protocol: body.protocol ?? 'tcp',
+          direction: body.direction ?? 'download',
+        },
+        disconnectSignal(reply),
+      );
+      reply.code(201);
+      return { message: result };
     },
   });
 
@@ -346,14 +322,6 @@ export async function toolsRoutes(
     ...tools.iperfServer.status(),
     connectHost: hostname.replace(/^\[(.*)\]$/, '$1'),
   });
-  const serverCall = async (work: () => Promise<void>) => {
-    try {
-      await work();
-    } catch (err) {
-      if (err instanceof IperfServerError) throw failure(500, err.message);
-      throw failure(500, errorText(err));
-    }
-  };
 
   defineRoute(app, {
     ...SERVER,
@@ -361,7 +329,7 @@ export async function toolsRoutes(
     url: '/api/iperf/server/start',
     summary: 'Start the iperf3 server (port 5201)',
     handler: async (request) => {
-      await serverCall(() => tools.iperfServer.start());
+      await tools.iperfServer.start();
       return serverStatus(request.hostname);
     },
   });
@@ -372,7 +340,7 @@ export async function toolsRoutes(
     url: '/api/iperf/server/stop',
     summary: 'Stop the iperf3 server (idempotent)',
     handler: async (request) => {
-      await serverCall(() => tools.iperfServer.stop());
+      await tools.iperfServer.stop();
       return serverStatus(request.hostname);
     },
   });
@@ -394,14 +362,8 @@ export async function toolsRoutes(
     params: IpParams,
     response: { 200: WhoisAnswer },
     handler: async (request, reply) => {
-      const ip = parseTarget(request.params.ip);
-      if (!ip || ip.kind === 'hostname') throw toolFailure(INVALID_IP);
-      try {
-        return { status: 201 as const, message: await tools.whois(ip, disconnectSignal(reply)) };
-      } catch (err) {
-        if (err instanceof WhoisFailure) throw toolFailure(err.message);
-        throw err;
-      }
+      const ip = ipOf(request.params.ip);
+      return { status: 201 as const, message: await tools.whois(ip, disconnectSignal(reply)) };
     },
   });
 
@@ -414,20 +376,14 @@ export async function toolsRoutes(
     params: IpParams,
     response: { 200: GeoAnswer },
     handler: async (request, reply) => {
-      const ip = parseTarget(request.params.ip);
-      if (!ip || ip.kind === 'hostname') throw toolFailure(INVALID_IP);
+      const ip = ipOf(request.params.ip);
       const kind = classifyAddress(ip.value);
       if (kind !== 'global')
-        throw toolFailure(notRoutableMessage(ip.value, kind as Exclude<AddressClass, 'global'>));
-      try {
-        return {
-          status: 201 as const,
-          message: await tools.locate(ip.value, disconnectSignal(reply)),
-        };
-      } catch (err) {
-        if (err instanceof GeoFailure) throw toolFailure(err.message);
-        throw err;
-      }
+        throw refusal(notRoutableMessage(ip.value, kind as Exclude<AddressClass, 'global'>));
+      return {
+        status: 201 as const,
+        message: await tools.locate(ip.value, disconnectSignal(reply)),
+      };
     },
   });
 }

@@ -5,7 +5,6 @@
 import dns from 'node:dns';
 import {
   startTool,
-  ToolMissingError,
   type ToolProcess,
   type ToolResult,
   type ToolRunOptions,
@@ -101,8 +100,7 @@ export function failureText(tool: SystemTool, result: ToolResult, timeoutMs: num
   return `${tool.program} exited with ${result.code !== null ? `code ${result.code}` : `signal ${result.signal ?? 'unknown'}`}`;
 }
 
-/** The message for an error thrown by a tool run: a missing program by name, else its text. */
+/** The text of an error thrown by a tool run (a missing program names itself and its package). */
 export function errorText(err: unknown): string {
-  if (err instanceof ToolMissingError) return err.message;
   return err instanceof Error ? err.message : String(err);
 }

@@ -13,6 +13,7 @@ import type { DB } from '../../platform/db/database.js';
 import type { EventStream } from '../../platform/http/sse.js';
 import { parseTarget, type Target } from '../../platform/net/targets.js';
 import { stopAllToolProcesses } from '../../platform/process/spawn.js';
+import { ToolFailure } from '../../platform/process/tool-failure.js';
 import { Scheduler } from '../../platform/scheduler/scheduler.js';
 import { DAY_MS, HOUR_MS, toIso, type Clock } from '../../platform/time/time.js';
 import { GeoIp } from './geoip.engine.js';
@@ -62,9 +63,9 @@ export type ToolsOverrides = Partial<Omit<ToolsOptions, 'speedtest'>> & {
 };
 
 /** Another throughput test is running (HTTP 409). */
-export class ThroughputBusyError extends Error {
+export class ThroughputBusyError extends ToolFailure {
   constructor() {
-    super('Another throughput test is running; try again when it has finished');
+    super('Another throughput test is running; try again when it has finished', { status: 409 });
   }
 }
 

@@ -9,11 +9,20 @@ import type { RouteOptions } from 'fastify';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { defineEventStream, defineRoute, ERROR_PRESETS } from './define-route.js';
+import { ToolMissingError } from '../process/spawn.js';
+import { ToolFailure } from '../process/tool-failure.js';
 import { failure } from './envelopes.js';
 import { createHttpServer, type App } from './http-server.js';
 import { allOf, publicAccess, type Access, type IdentityResolver } from './identity.js';
 import { PER_MINUTE } from './rate-limit.js';
-import { ErrorBody, ErrorsBody, legacy200, LegacyFailureBody } from './schemas.js';
+import {
+  ErrorBody,
+  ErrorsBody,
+  legacy200,
+  LegacyFailureBody,
+  MessageBody,
+  StatusMessageBody,
+} from './schemas.js';
 
 const resolver: IdentityResolver = { fromBearer: () => null, fromSession: () => null };
 
@@ -248,5 +257,117 @@ describe('defineEventStream', () => {
       status: false,
       message: 'The what field must not be greater than 8 characters.',
     });
+  });
+});
+
+describe('tool failures', () => {
+  /** One route per error shape that throws the ToolFailure its query names. */
+  async function tools() {
+    const { app } = await server();
+    const Query = Type.Object({ what: Type.String() });
+    const thrown: Record<string, () => Error> = {
+      plain: () => new ToolFailure('ping: connect: Network is unreachable'),
+      gateway: () => new ToolFailure('iperf3: unable to connect to server', { status: 502 }),
+      protocol: () =>
+        new ToolFailure('not a speed test server', { family: 'statusMessage' as const }),
+      missing: () => new ToolMissingError({ program: 'mtr', debianPackage: 'mtr-tiny' }),
+      bug: () => new Error('internals at /srv/secret'),
+    };
+    // A route documents what it answers: the tool preset's 200 is the success or the failure; a
+    // failure in another family than the route's is in the union of its status.
+    const shapes = {
+      tool: ['tool', { 200: Type.Union([Thing, StatusMessageBody]) }],
+      statusMessage: [
+        { ...ERROR_PRESETS.statusMessage, internal: 'The run failed' },
+        { 200: Thing, 502: StatusMessageBody },
+      ],
+      message: [
+        { ...ERROR_PRESETS.message, internal: 'The run failed' },
+        { 200: Thing, 500: Type.Union([StatusMessageBody, MessageBody]) },
+      ],
+    } as const;
+    for (const [name, [errors, response]] of Object.entries(shapes)) {
+      defineRoute(app, {
+        method: 'GET',
+        url: `/api/${name}`,
+        access: publicAccess,
+        errors,
+        tags: ['tools'],
+        summary: 'A tool',
+        querystring: Query,
+        response,
+        handler: async (request) => {
+          throw thrown[request.query.what]!();
+        },
+      });
+    }
+    await app.ready();
+    return async (route: string, what: string) => {
+      const res = await app.inject({ method: 'GET', url: `/api/${route}?what=${what}` });
+      return [res.statusCode, res.json()] as const;
+    };
+  }
+
+  it('answers every tool failure with the status the route declares for them (the tool preset: 200)', async () => {
+    const ask = await tools();
+    expect(await ask('tool', 'plain')).toEqual([
+      200,
+      { status: false, message: 'ping: connect: Network is unreachable' },
+    ]);
+    expect(await ask('tool', 'gateway')).toEqual([
+      200,
+      { status: false, message: 'iperf3: unable to connect to server' },
+    ]);
+    expect(await ask('tool', 'missing')).toEqual([
+      200,
+      { status: false, message: 'mtr is not installed (Debian package mtr-tiny)' },
+    ]);
+  });
+
+  it("answers a tool failure with its own status, in the route's family or its own", async () => {
+    const ask = await tools();
+    expect(await ask('statusMessage', 'gateway')).toEqual([
+      502,
+      { status: false, message: 'iperf3: unable to connect to server' },
+    ]);
+    expect(await ask('statusMessage', 'missing')).toEqual([
+      500,
+      { status: false, message: 'mtr is not installed (Debian package mtr-tiny)' },
+    ]);
+    expect(await ask('message', 'plain')).toEqual([
+      500,
+      { message: 'ping: connect: Network is unreachable' },
+    ]);
+    expect(await ask('message', 'protocol')).toEqual([
+      500,
+      { status: false, message: 'not a speed test server' },
+    ]);
+  });
+
+  it('never shows the message of an error that is no tool failure', async () => {
+    const ask = await tools();
+    expect(await ask('message', 'bug')).toEqual([500, { message: 'The run failed' }]);
+    expect(await ask('tool', 'bug')).toEqual([500, { status: false, message: 'Server Error' }]);
+  });
+
+  it('reports a tool failure inside an open event stream with its message', async () => {
+    const { app } = await server();
+    defineEventStream(app, {
+      method: 'GET',
+      url: '/api/tool-stream',
+      access: publicAccess,
+      errors: 'tool',
+      tags: ['tools'],
+      summary: 'A tool stream',
+      frames: 'data: {n}',
+      stream: async () => {
+        throw new ToolMissingError({ program: 'ping', debianPackage: 'iputils-ping' });
+      },
+    });
+    await app.ready();
+    const res = await app.inject({ method: 'GET', url: '/api/tool-stream' });
+    expect(res.body).toContain(
+      'event: error\ndata: {"message":"ping is not installed (Debian package iputils-ping)"}\n\n',
+    );
   });
 });

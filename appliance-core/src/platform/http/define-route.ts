@@ -53,7 +53,12 @@ export const ERROR_PRESETS = {
   /** `{message}` with the failure's status. */
   message: { validation: 'message', failure: 'message' },
   /** On-box tools: HTTP 200 `{status: false, message}` for every failure of the tool. */
-  tool: { validation: 'statusMessage', validationStatus: 200, failure: 'statusMessage' },
+  tool: {
+    validation: 'statusMessage',
+    validationStatus: 200,
+    failure: 'statusMessage',
+    toolFailureStatus: 200,
+  },
   /** `{status: false, message}` with the failure's HTTP status. */
   statusMessage: { validation: 'statusMessage', failure: 'statusMessage' },
   /** `{error: <oauth code>, error_description}`. */

@@ -11,6 +11,7 @@ import {
   validationStatus,
   type RouteErrors,
 } from './envelopes.js';
+import { ToolFailure } from '../process/tool-failure.js';
 import { fieldErrorsFrom } from './validation.js';
 
 function errorsOf(request: FastifyRequest): RouteErrors {
@@ -32,11 +33,16 @@ const CLIENT_ERROR_MESSAGES: Record<string, string> = {
 };
 
 /**
- * The message of a failure meant for the caller (an ApiFailure), or null for an unexpected
- * error, whose message is never shown. Event streams report failures with it.
+ * The message of a failure meant for the caller (an ApiFailure or a ToolFailure), or null for
+ * an unexpected error, whose message is never shown. Event streams report failures with it.
  */
 export function callerMessage(err: unknown): string | null {
-  return err instanceof ApiFailure ? err.message : null;
+  return err instanceof ApiFailure || err instanceof ToolFailure ? err.message : null;
+}
+
+/** A tool failure in the route's family, with the route's status for tool failures or its own. */
+function renderToolFailure(errors: RouteErrors, err: ToolFailure) {
+  return render(err.family ?? errors.failure, errors.toolFailureStatus ?? err.status, err.message);
 }
 
 export function renderFailure(request: FastifyRequest, err: ApiFailure) {
@@ -48,6 +54,7 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const errors = errorsOf(request);
     if (err instanceof ApiFailure) return send(reply, renderFailure(request, err));
+    if (err instanceof ToolFailure) return send(reply, renderToolFailure(errors, err));
     if (err.validation) {
       const { fields, first } = fieldErrorsFrom(err.validation);
       const status = validationStatus(errors);
