@@ -17,8 +17,8 @@ import {
   type AddressClass,
   type Target,
 } from '../../platform/net/targets.js';
-import { MTR_STREAM_END } from './mtr.engine.js';
-import { normalizeTiming, parsePortList, wantsServiceDetection } from './portscan.engine.js';
+import { MTR_STREAM_END } from './mtr.tool.js';
+import { normalizeTiming, parsePortList, wantsServiceDetection } from './portscan.tool.js';
 import {
   GeoAnswer,
   HistoryIdParams,

@@ -15,7 +15,7 @@ import type { SystemTool } from '../../platform/process/system-tools.js';
 export type ReverseDns = (ip: string) => Promise<string | null>;
 
 export interface SpeedTestOptions {
-  /** Base URL of the speed-test server (see speedtest.engine.ts for the protocol). */
+  /** Base URL of the speed-test server (see speedtest.tool.ts for the protocol). */
   url: string;
   /** How long each direction (download, upload) is measured. */
   durationMs: number;

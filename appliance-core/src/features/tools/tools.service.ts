@@ -16,12 +16,12 @@ import { stopAllToolProcesses } from '../../platform/process/spawn.js';
 import { ToolFailure } from '../../platform/process/tool-failure.js';
 import { Scheduler } from '../../platform/scheduler/scheduler.js';
 import { DAY_MS, HOUR_MS, toIso, type Clock } from '../../platform/time/time.js';
-import { GeoIp } from './geoip.engine.js';
+import { GeoIp } from './geoip.tool.js';
 import { IperfServer, runIperfClient, type IperfRequest } from './iperf.engine.js';
-import { streamMtr } from './mtr.engine.js';
-import { pingOnce, streamPing } from './ping.engine.js';
-import { portscan, type PortscanOutcome } from './portscan.engine.js';
-import { runSpeedTest } from './speedtest.engine.js';
+import { streamMtr } from './mtr.tool.js';
+import { pingOnce, streamPing } from './ping.tool.js';
+import { portscan, type PortscanOutcome } from './portscan.tool.js';
+import { runSpeedTest } from './speedtest.tool.js';
 import {
   deleteHistory,
   deletePortServiceName,
@@ -40,8 +40,8 @@ import type {
   SpeedTestResult,
   TraceHop,
 } from './tools.schema.js';
-import { traceroute } from './traceroute.engine.js';
-import { whois } from './whois.engine.js';
+import { traceroute } from './traceroute.tool.js';
+import { whois } from './whois.tool.js';
 import {
   DEFAULT_GEOIP_URL,
   DEFAULT_SPEEDTEST_URL,
@@ -301,7 +301,7 @@ export class ToolsEngine {
   }
 
   async start(): Promise<void> {
-    // The folder operators drop geolocation databases into (see geoip.engine.ts).
+    // The folder operators drop geolocation databases into (see geoip.tool.ts).
     try {
       fs.mkdirSync(this.service.options.geoipDir, { recursive: true, mode: 0o755 });
     } catch (err) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseTarget, type Target } from '../../platform/net/targets.js';
 import { runEventStream } from '../../platform/http/define-route.js';
 import type { EventStream } from '../../platform/http/sse.js';
-import { mtrArgs, MTR_STREAM_END, parseMtrLine, streamMtr } from './mtr.engine.js';
+import { mtrArgs, MTR_STREAM_END, parseMtrLine, streamMtr } from './mtr.tool.js';
 import { recordingStream, ScriptedRunner } from './testing/scripted-runner.js';
 
 describe('mtr --raw lines', () => {

@@ -6,7 +6,7 @@ import {
   parsePortList,
   portscan,
   wantsServiceDetection,
-} from './portscan.engine.js';
+} from './portscan.tool.js';
 import { ToolFailure } from '../../platform/process/tool-failure.js';
 import { ScriptedRunner } from './testing/scripted-runner.js';
 

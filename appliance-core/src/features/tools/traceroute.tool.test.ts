@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseTarget, type Target } from '../../platform/net/targets.js';
 import { ScriptedRunner } from './testing/scripted-runner.js';
 import { ToolFailure } from '../../platform/process/tool-failure.js';
-import { parseTracepath, traceroute, tracepathArgs } from './traceroute.engine.js';
+import { parseTracepath, traceroute, tracepathArgs } from './traceroute.tool.js';
 
 describe('tracepath output', () => {
   it('reads a one-hop loopback trace (the MTU comes from the resume line)', () => {

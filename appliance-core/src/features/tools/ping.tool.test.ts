@@ -8,7 +8,7 @@ import {
   pingArgs,
   pingOnce,
   streamPing,
-} from './ping.engine.js';
+} from './ping.tool.js';
 import { runEventStream } from '../../platform/http/define-route.js';
 import { ToolFailure } from '../../platform/process/tool-failure.js';
 import { recordingStream, ScriptedRunner } from './testing/scripted-runner.js';
