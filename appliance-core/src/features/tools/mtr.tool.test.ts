@@ -39,7 +39,7 @@ describe('mtr --raw lines', () => {
   });
 });
 
-describe('mtr engine outcomes', () => {
+describe('mtr tool outcomes', () => {
   const target = parseTarget('192.0.2.1') as Target;
   /** As the route runs it: failures reported by the one event-stream helper, then the end frame. */
   const run = (runner: ScriptedRunner, stream: EventStream) =>

@@ -87,9 +87,9 @@ describe('ping output', () => {
   });
 });
 
-// --- the engine with a scripted runner (outcomes loopback cannot produce) ---------------------------
+// --- the tool with a scripted runner (outcomes loopback cannot produce) ---------------------------
 
-describe('ping engine outcomes', () => {
+describe('ping tool outcomes', () => {
   const target = parseTarget('192.0.2.1') as Target;
 
   it('JSON ping without any reply: status false, latency null', async () => {

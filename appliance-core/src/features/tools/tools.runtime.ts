@@ -1,5 +1,5 @@
 /**
- * What every tool engine shares: its options (with the appliance's defaults), the spawn helper
+ * What every tool shares: its options (with the appliance's defaults), the spawn helper
  * bound to the configured search path, and reverse DNS.
  */
 import dns from 'node:dns';
