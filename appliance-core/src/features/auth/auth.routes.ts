@@ -1,7 +1,9 @@
+import type { Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CoreContext } from '../../platform/context.js';
 import { SESSION_COOKIE } from '../../platform/http/auth-hook.js';
-import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
+import { defineRoute } from '../../platform/http/define-route.js';
+import { failure } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import {
   authenticated,
@@ -11,7 +13,7 @@ import {
 } from '../../platform/http/identity.js';
 import { identityOf } from '../../platform/http/route-config.js';
 import { PER_MINUTE } from '../../platform/http/rate-limit.js';
-import { legacy200, responses, StatusMessageBody } from '../../platform/http/schemas.js';
+import { legacy200, StatusMessageBody } from '../../platform/http/schemas.js';
 import { HOUR_MS, toIso } from '../../platform/time/time.js';
 import { endSession, endSessionsOfToken, revokeToken, type TokenService } from '../tokens/index.js';
 import {
@@ -53,28 +55,17 @@ export async function authRoutes(app: App, ctx: CoreContext, deps: AuthDeps): Pr
   };
 
   // spec: part1 > Sign-in and session > POST /api/login
-  const loginErrors: RouteErrors = { validation: 'messageErrors', failure: 'legacy' };
-  app.post(
-    '/api/login',
-    {
-      config: {
-        access: publicAccess,
-        errors: loginErrors,
-        rateLimit: { max: 10, timeWindow: PER_MINUTE },
-      },
-      schema: {
-        tags: TAGS,
-        summary: 'Sign in; with MFA a second call carries totp',
-        security: [],
-        body: LoginBody,
-        response: responses(
-          loginErrors,
-          { 200: legacy200(LoginSuccess) },
-          { authenticated: false, rateLimited: true },
-        ),
-      },
-    },
-    async (request, reply) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/login',
+    access: publicAccess,
+    errors: { validation: 'messageErrors', failure: 'legacy' },
+    rateLimit: { max: 10, timeWindow: PER_MINUTE },
+    tags: TAGS,
+    summary: 'Sign in; with MFA a second call carries totp',
+    body: LoginBody,
+    response: { 200: legacy200(LoginSuccess) },
+    handler: async (request, reply) => {
       const body = request.body;
       const outcome = await login(ctx, deps.tokens, {
         login: body.email,
@@ -94,21 +85,18 @@ export async function authRoutes(app: App, ctx: CoreContext, deps: AuthDeps): Pr
         access_token: outcome.token,
       };
     },
-  );
+  });
 
   // spec: part1 > Sign-in and session > POST /api/logout
-  const logoutErrors: RouteErrors = { validation: 'message', failure: 'message' };
-  app.post(
-    '/api/logout',
-    {
-      config: { access: authenticated, errors: logoutErrors },
-      schema: {
-        tags: TAGS,
-        summary: 'Revoke the calling token and end its browser session',
-        response: responses(logoutErrors, { 200: LogoutResult }),
-      },
-    },
-    async (request, reply) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/logout',
+    access: authenticated,
+    errors: 'message',
+    tags: TAGS,
+    summary: 'Revoke the calling token and end its browser session',
+    response: { 200: LogoutResult },
+    handler: async (request, reply) => {
       const identity = identityOf(request);
       const now = clock.now();
       db.transaction(() => {
@@ -123,30 +111,23 @@ export async function authRoutes(app: App, ctx: CoreContext, deps: AuthDeps): Pr
       clearSessionCookie(reply);
       return { message: 'Logged out successfully.' };
     },
-  );
+  });
 
   // spec: part1 > Sign-in and session > POST /api/ensureWebSession
-  const webErrors: RouteErrors = {
-    validation: 'statusMessage',
-    failure: 'statusMessage',
-    unauthenticated: { status: 401, family: 'statusMessage', message: 'unauthenticated' },
-    internal: 'no session context',
-  };
-  app.post(
-    '/api/ensureWebSession',
-    {
-      config: { access: authenticated, errors: webErrors },
-      schema: {
-        tags: TAGS,
-        summary: 'Re-establish the browser session cookie for the calling token',
-        response: responses(webErrors, {
-          200: WebSessionResult,
-          401: StatusMessageBody,
-          500: StatusMessageBody,
-        }),
-      },
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/ensureWebSession',
+    access: authenticated,
+    errors: {
+      validation: 'statusMessage',
+      failure: 'statusMessage',
+      unauthenticated: { status: 401, family: 'statusMessage', message: 'unauthenticated' },
+      internal: 'no session context',
     },
-    async (request, reply) => {
+    tags: TAGS,
+    summary: 'Re-establish the browser session cookie for the calling token',
+    response: { 200: WebSessionResult, 401: StatusMessageBody, 500: StatusMessageBody },
+    handler: async (request, reply) => {
       const identity = identityOf(request);
       const current = sessionOf(request);
       if (current && current.user.id === identity.user.id) return { status: true as const };
@@ -166,51 +147,41 @@ export async function authRoutes(app: App, ctx: CoreContext, deps: AuthDeps): Pr
       setSessionCookie(reply, session.cookie, expiresAt);
       return { status: true as const };
     },
-  );
+  });
 
   // spec: part1 > Sign-in and session > POST /api/information
-  const infoErrors: RouteErrors = { validation: 'legacy', failure: 'legacy' };
-  app.post(
-    '/api/information',
-    {
-      config: { access: publicAccess, errors: infoErrors },
-      schema: {
-        tags: TAGS,
-        summary: 'Appliance host name and whether a browser session is live (readiness probe)',
-        security: [],
-        response: responses(infoErrors, { 200: Information }, { authenticated: false }),
-      },
-    },
-    async (request) => ({
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/information',
+    access: publicAccess,
+    errors: 'legacy',
+    tags: TAGS,
+    summary: 'Appliance host name and whether a browser session is live (readiness probe)',
+    response: { 200: Information },
+    handler: async (request) => ({
       status: 201 as const,
       hasError: false as const,
       data: { hostname: ctx.hostname(), sessionId: sessionOf(request) !== null },
     }),
-  );
+  });
 
   // spec: part1 > Sign-in and session > GET /api/me
-  const meErrors: RouteErrors = { validation: 'legacy', failure: 'legacy' };
-  app.get(
-    '/api/me',
-    {
-      config: { access: authenticated, errors: meErrors },
-      schema: {
-        tags: TAGS,
-        summary: 'The calling user',
-        response: responses(meErrors, { 200: Me }),
-      },
-    },
-    async (request) => {
-      // The identity is current: it is re-read whenever the user row changes (access version).
-      const { user } = identityOf(request);
-      return meOf(user);
-    },
-  );
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/me',
+    access: authenticated,
+    errors: 'legacy',
+    tags: TAGS,
+    summary: 'The calling user',
+    response: { 200: Me },
+    // The identity is current: it is re-read whenever the user row changes (access version).
+    handler: async (request) => meOf(identityOf(request).user),
+  });
 }
 
 /** The /api/me record; formatted once per identity profile (identities are cached and immutable). */
-const meRecords = new WeakMap<IdentityUser, Record<string, unknown>>();
-function meOf(user: IdentityUser): Record<string, unknown> {
+const meRecords = new WeakMap<IdentityUser, Static<typeof Me>>();
+function meOf(user: IdentityUser): Static<typeof Me> {
   let record = meRecords.get(user);
   if (!record) {
     record = {

@@ -10,12 +10,13 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { CoreContext } from '../../platform/context.js';
-import { ApiFailure, oauthFailure, type RouteErrors } from '../../platform/http/envelopes.js';
+import { defineRoute } from '../../platform/http/define-route.js';
+import { ApiFailure, oauthFailure } from '../../platform/http/envelopes.js';
 import { renderFailure } from '../../platform/http/error-handler.js';
 import type { App } from '../../platform/http/http-server.js';
 import { permits, publicAccess, type Access, type Identity } from '../../platform/http/identity.js';
 import { PER_MINUTE } from '../../platform/http/rate-limit.js';
-import { OAuthErrorBody } from '../../platform/http/schemas.js';
+import { MediaBody, OAuthErrorBody } from '../../platform/http/schemas.js';
 import { fieldErrorsFrom } from '../../platform/http/validation.js';
 import { HTML_CSP } from '../../platform/http/security-headers.js';
 import { login, setSessionCookie } from '../auth/index.js';
@@ -47,7 +48,6 @@ import type { OAuthService } from './oauth.service.js';
 
 const TAGS = ['oauth pages'];
 const FORM = ['application/x-www-form-urlencoded'] as const;
-const PAGE: RouteErrors = { validation: 'message', failure: 'message' };
 const SIGNIN_LIMIT = { max: 10, timeWindow: PER_MINUTE };
 const ASSET_CACHE = 'public, max-age=86400';
 
@@ -162,6 +162,11 @@ function pageErrors(
   };
 }
 
+/** What every page and asset declares: its failures are answered as pages too (pageErrors). */
+const PAGE = { errors: 'message', tags: TAGS, errorHandler: pageErrors() } as const;
+/** A page that takes a form post. */
+const FORM_PAGE = { ...PAGE, accepts: FORM, consumes: FORM } as const;
+
 const PAGE_RESPONSES = {
   200: HtmlPage('The page'),
   303: Redirect('To the sign-in page (no browser session), or back to the page that asked for it'),
@@ -195,69 +200,48 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
   // --- assets ------------------------------------------------------------------------------
 
   // spec: part1 > OAuth device-code flow (RFC 8628) > GET /auth/device-code.js
-  app.get(
-    '/auth/device-code.js',
-    {
-      config: { access: publicAccess, errors: PAGE },
-      schema: {
-        tags: TAGS,
-        summary:
-          'Script of the device page: uppercases the code and strips non-alphanumerics (cached one day)',
-        security: [],
-        response: {
-          200: {
-            description: 'JavaScript',
-            content: { 'application/javascript': { schema: { type: 'string' } } },
-          },
-          500: HtmlPage('Unexpected failure'),
-        },
-      },
-      errorHandler: pageErrors(),
+  defineRoute(app, {
+    ...PAGE,
+    method: 'GET',
+    url: '/auth/device-code.js',
+    access: publicAccess,
+    summary:
+      'Script of the device page: uppercases the code and strips non-alphanumerics (cached one day)',
+    response: {
+      200: MediaBody('application/javascript', 'JavaScript'),
+      500: HtmlPage('Unexpected failure'),
     },
-    async (_request, reply) =>
+    handler: async (_request, reply) =>
       reply
         .type('application/javascript; charset=utf-8')
         .header('cache-control', ASSET_CACHE)
         .send(DEVICE_CODE_JS),
-  );
+  });
 
   // designed: the stylesheet of the /auth pages (their CSP allows no inline style)
-  app.get(
-    '/auth/assets/auth.css',
-    {
-      config: { access: publicAccess, errors: PAGE },
-      schema: {
-        tags: TAGS,
-        summary: 'Stylesheet of the /auth pages (cached one day)',
-        security: [],
-        response: {
-          200: { description: 'CSS', content: { 'text/css': { schema: { type: 'string' } } } },
-          500: HtmlPage('Unexpected failure'),
-        },
-      },
-      errorHandler: pageErrors(),
-    },
-    async (_request, reply) =>
+  defineRoute(app, {
+    ...PAGE,
+    method: 'GET',
+    url: '/auth/assets/auth.css',
+    access: publicAccess,
+    summary: 'Stylesheet of the /auth pages (cached one day)',
+    response: { 200: MediaBody('text/css', 'CSS'), 500: HtmlPage('Unexpected failure') },
+    handler: async (_request, reply) =>
       reply.type('text/css; charset=utf-8').header('cache-control', ASSET_CACHE).send(AUTH_CSS),
-  );
+  });
 
   // --- sign-in -----------------------------------------------------------------------------
 
   // designed: the sign-in page of /auth/* (username and password, then the TOTP step)
-  app.get(
-    '/auth/signin',
-    {
-      config: { access: publicAccess, errors: PAGE },
-      schema: {
-        tags: TAGS,
-        summary: 'Sign-in page for the /auth pages',
-        security: [],
-        querystring: SignInQuery,
-        response: PAGE_RESPONSES,
-      },
-      errorHandler: pageErrors(),
-    },
-    async (request, reply) => {
+  defineRoute(app, {
+    ...PAGE,
+    method: 'GET',
+    url: '/auth/signin',
+    access: publicAccess,
+    summary: 'Sign-in page for the /auth pages',
+    querystring: SignInQuery,
+    response: PAGE_RESPONSES,
+    handler: async (request, reply) => {
       const redirect = safeReturnTarget(request.query.redirect);
       return sendPage(
         reply,
@@ -265,27 +249,22 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
         signInPage({ csrf: guard.signinToken(request, reply), redirect }),
       );
     },
-  );
+  });
 
-  app.post(
-    '/auth/signin',
-    {
-      config: { access: publicAccess, errors: PAGE, accepts: FORM, rateLimit: SIGNIN_LIMIT },
-      schema: {
-        tags: TAGS,
-        summary:
-          'Sign in (form post); with MFA a second post carries the TOTP code; 303 back to the page that asked',
-        security: [],
-        consumes: [...FORM],
-        body: SignInForm,
-        response: {
-          ...PAGE_RESPONSES,
-          401: HtmlPage('Wrong credentials or code: the form again, with the error'),
-        },
-      },
-      errorHandler: pageErrors(),
+  defineRoute(app, {
+    ...FORM_PAGE,
+    method: 'POST',
+    url: '/auth/signin',
+    access: publicAccess,
+    rateLimit: SIGNIN_LIMIT,
+    summary:
+      'Sign in (form post); with MFA a second post carries the TOTP code; 303 back to the page that asked',
+    body: SignInForm,
+    response: {
+      ...PAGE_RESPONSES,
+      401: HtmlPage('Wrong credentials or code: the form again, with the error'),
     },
-    async (request, reply) => {
+    handler: async (request, reply) => {
       const form = request.body;
       const redirect = safeReturnTarget(form.redirect);
       if (!guard.verifySignin(request, form.csrf)) {
@@ -351,7 +330,7 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
         signInPage({ csrf, redirect, username, error: 'Invalid username or password.' }),
       );
     },
-  );
+  });
 
   // --- device approval ---------------------------------------------------------------------
 
@@ -361,19 +340,15 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
       : '/auth/device';
 
   // spec: part1 > OAuth device-code flow (RFC 8628) > GET /auth/device
-  app.get(
-    '/auth/device',
-    {
-      config: { access: ANY_SESSION, errors: PAGE },
-      schema: {
-        tags: TAGS,
-        summary: 'Device approval page (browser session); user_code pre-fills the field',
-        querystring: DeviceQuery,
-        response: PAGE_RESPONSES,
-      },
-      errorHandler: pageErrors(),
-    },
-    async (request, reply) => {
+  defineRoute(app, {
+    ...PAGE,
+    method: 'GET',
+    url: '/auth/device',
+    access: ANY_SESSION,
+    summary: 'Device approval page (browser session); user_code pre-fills the field',
+    querystring: DeviceQuery,
+    response: PAGE_RESPONSES,
+    handler: async (request, reply) => {
       const identity = request.identity;
       const csrf = identity ? csrfFor(identity, 'device') : null;
       if (!identity || csrf === null) return toSignIn(reply, deviceReturn(request.query.user_code));
@@ -387,7 +362,7 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
         devicePage({ csrf, username: identity.user.username, userCode: prefill }),
       );
     },
-  );
+  });
 
   /** The one answer for a wrong, expired or used code and for a user without `api`. */
   const wrongCode = (reply: FastifyReply, identity: Identity) =>
@@ -402,21 +377,17 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
     );
 
   // spec: part1 > OAuth device-code flow (RFC 8628) > POST /auth/device
-  app.post(
-    '/auth/device',
-    {
-      config: { access: API_OR_SA, errors: PAGE, accepts: FORM },
-      schema: {
-        tags: TAGS,
-        summary:
-          'Approve (or deny) a user code (browser session; api or sa); a wrong, expired or used code and a missing permission give the same page',
-        consumes: [...FORM],
-        body: DeviceForm,
-        response: PAGE_RESPONSES,
-      },
-      errorHandler: pageErrors((_request, reply, identity) => wrongCode(reply, identity)),
-    },
-    async (request, reply) => {
+  defineRoute(app, {
+    ...FORM_PAGE,
+    method: 'POST',
+    url: '/auth/device',
+    access: API_OR_SA,
+    summary:
+      'Approve (or deny) a user code (browser session; api or sa); a wrong, expired or used code and a missing permission give the same page',
+    body: DeviceForm,
+    response: PAGE_RESPONSES,
+    errorHandler: pageErrors((_request, reply, identity) => wrongCode(reply, identity)),
+    handler: async (request, reply) => {
       const identity = request.identity;
       const form = request.body;
       if (!identity || identity.sessionId === null)
@@ -466,7 +437,7 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
         }),
       );
     },
-  );
+  });
 
   // --- consent -----------------------------------------------------------------------------
 
@@ -487,26 +458,21 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
     );
 
   // spec: part1 > OAuth authorization-code flow with PKCE > GET /auth/authorize
-  app.get(
-    '/auth/authorize',
-    {
-      config: {
-        access: API_OR_SA,
-        errors: { validation: 'oauth', failure: 'message', denial: { status: 403 } },
-      },
-      schema: {
-        tags: TAGS,
-        summary: 'Consent page (browser session; api or sa)',
-        querystring: AuthorizeQuery,
-        response: {
-          ...PAGE_RESPONSES,
-          400: OAuthErrorBody,
-          403: HtmlPage('The user lacks api, or the client is not yet approved'),
-        },
-      },
-      errorHandler: pageErrors(lacksApi(403)),
+  defineRoute(app, {
+    method: 'GET',
+    url: '/auth/authorize',
+    access: API_OR_SA,
+    errors: { validation: 'oauth', failure: 'message', denial: { status: 403 } },
+    tags: TAGS,
+    summary: 'Consent page (browser session; api or sa)',
+    querystring: AuthorizeQuery,
+    response: {
+      ...PAGE_RESPONSES,
+      400: OAuthErrorBody,
+      403: HtmlPage('The user lacks api, or the client is not yet approved'),
     },
-    async (request, reply) => {
+    errorHandler: pageErrors(lacksApi(403)),
+    handler: async (request, reply) => {
       const authorization = service.checkAuthorizationRequest(request.query);
       const identity = request.identity;
       const csrf = identity ? csrfFor(identity, 'authorize') : null;
@@ -543,31 +509,27 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
         [authorization.redirectUri],
       );
     },
-  );
+  });
 
   // spec: part1 > OAuth authorization-code flow with PKCE > POST /auth/authorize
-  app.post(
-    '/auth/authorize',
-    {
-      config: { access: API_OR_SA, errors: PAGE, accepts: FORM },
-      schema: {
-        tags: TAGS,
-        summary:
-          'Approve or deny a consent (browser session; api or sa): 302 to redirect_uri with code or error, state and iss',
-        consumes: [...FORM],
-        body: AuthorizeForm,
-        response: {
-          ...PAGE_RESPONSES,
-          302: Redirect(
-            'To the client: redirect_uri?code=…&state=…&iss=… or redirect_uri?error=…&state=…&iss=…',
-          ),
-          400: OAuthErrorBody,
-          401: HtmlPage('The user lacks api'),
-        },
-      },
-      errorHandler: pageErrors(lacksApi(401)),
+  defineRoute(app, {
+    ...FORM_PAGE,
+    method: 'POST',
+    url: '/auth/authorize',
+    access: API_OR_SA,
+    summary:
+      'Approve or deny a consent (browser session; api or sa): 302 to redirect_uri with code or error, state and iss',
+    body: AuthorizeForm,
+    response: {
+      ...PAGE_RESPONSES,
+      302: Redirect(
+        'To the client: redirect_uri?code=…&state=…&iss=… or redirect_uri?error=…&state=…&iss=…',
+      ),
+      400: OAuthErrorBody,
+      401: HtmlPage('The user lacks api'),
     },
-    async (request, reply) => {
+    errorHandler: pageErrors(lacksApi(401)),
+    handler: async (request, reply) => {
       const identity = request.identity;
       const form = request.body;
       if (!identity || identity.sessionId === null) {
@@ -604,5 +566,5 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
       });
       return reply.redirect(location, 302);
     },
-  );
+  });
 }

@@ -8,17 +8,13 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { CoreContext } from '../../platform/context.js';
-import { oauthFailure, type RouteErrors } from '../../platform/http/envelopes.js';
+import { defineRoute } from '../../platform/http/define-route.js';
+import { oauthFailure } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import { allOf, publicAccess } from '../../platform/http/identity.js';
 import { PER_MINUTE } from '../../platform/http/rate-limit.js';
 import { identityOf } from '../../platform/http/route-config.js';
-import {
-  ErrorBody,
-  MessageErrorsBody,
-  OAuthErrorBody,
-  responses,
-} from '../../platform/http/schemas.js';
+import { ErrorBody, MessageErrorsBody, OAuthErrorBody } from '../../platform/http/schemas.js';
 import {
   ApprovedClient,
   AuthorizationServerMetadata,
@@ -44,9 +40,6 @@ import type { OAuthService } from './oauth.service.js';
 
 const TAGS = ['oauth'];
 export const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/json'] as const;
-const OAUTH: RouteErrors = { validation: 'oauth', failure: 'oauth' };
-const REGISTER: RouteErrors = { validation: 'messageErrors', failure: 'oauth' };
-const APPROVAL: RouteErrors = { validation: 'error', failure: 'error' };
 /** One bucket per client address for the whole group (spec: "30 requests per minute across the /api/oauth/* group"). */
 const OAUTH_GROUP_LIMIT = { max: 30, timeWindow: PER_MINUTE, groupId: 'oauth' };
 const REGISTER_LIMIT = { max: 10, timeWindow: PER_MINUTE };
@@ -68,8 +61,29 @@ async function emptyBodyIsEmptyForm(request: FastifyRequest): Promise<void> {
   if (request.body === undefined || request.body === null) request.body = {};
 }
 
-const oauthResponses = (own: Parameters<typeof responses>[1]) =>
-  responses(OAUTH, own, { authenticated: false, rateLimited: true });
+/** An endpoint of one grant type takes that one or none. */
+function grantTypeMustBe(expected: string, given: string | undefined): void {
+  if (given !== undefined && given !== expected)
+    throw oauthFailure(
+      400,
+      'unsupported_grant_type',
+      `grant_type must be ${expected} (or omitted).`,
+    );
+}
+
+/**
+ * What the token-style endpoints (RFC 6749, 7009, 7662, 8628) share: public, OAuth errors, the
+ * group's rate limit, a form or JSON body, a missing body read as an empty form.
+ */
+const TOKEN_ENDPOINT = {
+  access: publicAccess,
+  errors: 'oauth',
+  rateLimit: OAUTH_GROUP_LIMIT,
+  accepts: FORM_OR_JSON,
+  consumes: FORM_OR_JSON,
+  preValidation: emptyBodyIsEmptyForm,
+  tags: TAGS,
+} as const;
 
 export async function oauthRoutes(
   app: App,
@@ -79,302 +93,181 @@ export async function oauthRoutes(
   const { service } = deps;
 
   // spec: part1 > OAuth device-code flow (RFC 8628) > POST /api/oauth/device/authorize
-  app.post(
-    '/api/oauth/device/authorize',
-    {
-      config: {
-        access: publicAccess,
-        errors: OAUTH,
-        rateLimit: OAUTH_GROUP_LIMIT,
-        accepts: FORM_OR_JSON,
-      },
-      preValidation: emptyBodyIsEmptyForm,
-      schema: {
-        tags: TAGS,
-        summary:
-          'Start a device authorization (RFC 8628): a device code to poll with and a user code to enter at /auth/device',
-        security: [],
-        consumes: [...FORM_OR_JSON],
-        body: DeviceAuthorizeBody,
-        response: oauthResponses({
-          200: DeviceAuthorization,
-          400: OAuthErrorBody,
-          503: OAuthErrorBody,
-        }),
-      },
-    },
-    async (request) => service.startDeviceAuthorization(request.body, originOf(request)),
-  );
+  defineRoute(app, {
+    ...TOKEN_ENDPOINT,
+    method: 'POST',
+    url: '/api/oauth/device/authorize',
+    summary:
+      'Start a device authorization (RFC 8628): a device code to poll with and a user code to enter at /auth/device',
+    body: DeviceAuthorizeBody,
+    response: { 200: DeviceAuthorization, 400: OAuthErrorBody, 503: OAuthErrorBody },
+    handler: async (request) => service.startDeviceAuthorization(request.body, originOf(request)),
+  });
 
   // spec: part1 > OAuth device-code flow (RFC 8628) > POST /api/oauth/device/token
-  app.post(
-    '/api/oauth/device/token',
-    {
-      config: {
-        access: publicAccess,
-        errors: OAUTH,
-        rateLimit: OAUTH_GROUP_LIMIT,
-        accepts: FORM_OR_JSON,
-      },
-      preValidation: emptyBodyIsEmptyForm,
-      schema: {
-        tags: TAGS,
-        summary:
-          'Poll for the token of a device code (authorization_pending until approved; single use)',
-        security: [],
-        consumes: [...FORM_OR_JSON],
-        body: DeviceTokenBody,
-        response: oauthResponses({ 200: TokenResponse, 400: OAuthErrorBody, 403: OAuthErrorBody }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    ...TOKEN_ENDPOINT,
+    method: 'POST',
+    url: '/api/oauth/device/token',
+    summary:
+      'Poll for the token of a device code (authorization_pending until approved; single use)',
+    body: DeviceTokenBody,
+    response: { 200: TokenResponse, 400: OAuthErrorBody, 403: OAuthErrorBody },
+    handler: async (request) => {
       const body = request.body;
-      if (body.grant_type !== undefined && body.grant_type !== GRANT_TYPE_DEVICE_CODE) {
-        throw oauthFailure(
-          400,
-          'unsupported_grant_type',
-          `grant_type must be ${GRANT_TYPE_DEVICE_CODE} (or omitted).`,
-        );
-      }
+      grantTypeMustBe(GRANT_TYPE_DEVICE_CODE, body.grant_type);
       return service.redeemDeviceCode(body.device_code, body.client_id);
     },
-  );
+  });
 
   // spec: part1 > OAuth authorization-code flow with PKCE > POST /auth/token
-  app.post(
-    '/auth/token',
-    {
-      config: {
-        access: publicAccess,
-        errors: OAUTH,
-        rateLimit: OAUTH_GROUP_LIMIT,
-        accepts: FORM_OR_JSON,
-      },
-      preValidation: emptyBodyIsEmptyForm,
-      schema: {
-        tags: TAGS,
-        summary:
-          'Token endpoint: authorization_code (PKCE S256), refresh_token and device_code grants',
-        security: [],
-        consumes: [...FORM_OR_JSON],
-        body: TokenBody,
-        response: oauthResponses({
-          200: TokenResponse,
-          400: OAuthErrorBody,
-          401: OAuthErrorBody,
-          403: OAuthErrorBody,
-        }),
-      },
+  defineRoute(app, {
+    ...TOKEN_ENDPOINT,
+    method: 'POST',
+    url: '/auth/token',
+    summary: 'Token endpoint: authorization_code (PKCE S256), refresh_token and device_code grants',
+    body: TokenBody,
+    response: {
+      200: TokenResponse,
+      400: OAuthErrorBody,
+      401: OAuthErrorBody,
+      403: OAuthErrorBody,
     },
-    async (request) => service.token(request.body),
-  );
+    handler: async (request) => service.token(request.body),
+  });
 
   // spec: part1 > OAuth authorization-code flow with PKCE > POST /auth/register
-  app.post(
-    '/auth/register',
-    {
-      config: { access: publicAccess, errors: REGISTER, rateLimit: REGISTER_LIMIT },
-      schema: {
-        tags: TAGS,
-        summary:
-          'Dynamic client registration (RFC 7591); an operator approves the client before it can be used',
-        security: [],
-        body: RegisterBody,
-        response: responses(
-          REGISTER,
-          {
-            201: RegisteredClient,
-            400: OAuthErrorBody,
-            422: MessageErrorsBody,
-            503: OAuthErrorBody,
-          },
-          { authenticated: false, rateLimited: true },
-        ),
-      },
+  defineRoute(app, {
+    method: 'POST',
+    url: '/auth/register',
+    access: publicAccess,
+    errors: { validation: 'messageErrors', failure: 'oauth' },
+    rateLimit: REGISTER_LIMIT,
+    tags: TAGS,
+    summary:
+      'Dynamic client registration (RFC 7591); an operator approves the client before it can be used',
+    body: RegisterBody,
+    response: {
+      201: RegisteredClient,
+      400: OAuthErrorBody,
+      422: MessageErrorsBody,
+      503: OAuthErrorBody,
     },
-    async (request, reply) => {
+    handler: async (request, reply) => {
       const client = service.register(request.body);
       reply.code(201);
       return client;
     },
-  );
+  });
 
   // spec: part1 > Token management > POST /api/oauth/token/introspect
-  app.post(
-    '/api/oauth/token/introspect',
-    {
-      config: {
-        access: publicAccess,
-        errors: OAUTH,
-        rateLimit: OAUTH_GROUP_LIMIT,
-        accepts: FORM_OR_JSON,
-      },
-      preValidation: emptyBodyIsEmptyForm,
-      schema: {
-        tags: TAGS,
-        summary: 'Token introspection (RFC 7662); updates last_used_at of an active access token',
-        security: [],
-        consumes: [...FORM_OR_JSON],
-        body: IntrospectBody,
-        response: oauthResponses({ 200: Introspection, 400: OAuthErrorBody }),
-      },
-    },
-    async (request) => service.introspect(request.body.token),
-  );
+  defineRoute(app, {
+    ...TOKEN_ENDPOINT,
+    method: 'POST',
+    url: '/api/oauth/token/introspect',
+    summary: 'Token introspection (RFC 7662); updates last_used_at of an active access token',
+    body: IntrospectBody,
+    response: { 200: Introspection, 400: OAuthErrorBody },
+    handler: async (request) => service.introspect(request.body.token),
+  });
 
   // spec: part1 > Token management > POST /api/oauth/token/refresh (fields: RFC 6749 section 6)
-  app.post(
-    '/api/oauth/token/refresh',
-    {
-      config: {
-        access: publicAccess,
-        errors: OAUTH,
-        rateLimit: OAUTH_GROUP_LIMIT,
-        accepts: FORM_OR_JSON,
-      },
-      preValidation: emptyBodyIsEmptyForm,
-      schema: {
-        tags: TAGS,
-        summary:
-          'Rotate a refresh token: a new access token and a new refresh token; a replayed refresh token revokes the grant',
-        security: [],
-        consumes: [...FORM_OR_JSON],
-        body: RefreshBody,
-        response: oauthResponses({
-          200: TokenResponse,
-          400: OAuthErrorBody,
-          401: OAuthErrorBody,
-          403: OAuthErrorBody,
-        }),
-      },
+  defineRoute(app, {
+    ...TOKEN_ENDPOINT,
+    method: 'POST',
+    url: '/api/oauth/token/refresh',
+    summary:
+      'Rotate a refresh token: a new access token and a new refresh token; a replayed refresh token revokes the grant',
+    body: RefreshBody,
+    response: {
+      200: TokenResponse,
+      400: OAuthErrorBody,
+      401: OAuthErrorBody,
+      403: OAuthErrorBody,
     },
-    async (request) => {
+    handler: async (request) => {
       const body = request.body;
-      if (body.grant_type !== undefined && body.grant_type !== 'refresh_token') {
-        throw oauthFailure(
-          400,
-          'unsupported_grant_type',
-          'grant_type must be refresh_token (or omitted).',
-        );
-      }
+      grantTypeMustBe('refresh_token', body.grant_type);
       return service.refresh(body);
     },
-  );
+  });
 
   // spec: part1 > Token management > POST /api/oauth/token/revoke (fields: RFC 7009)
-  app.post(
-    '/api/oauth/token/revoke',
-    {
-      config: {
-        access: publicAccess,
-        errors: OAUTH,
-        rateLimit: OAUTH_GROUP_LIMIT,
-        accepts: FORM_OR_JSON,
-      },
-      preValidation: emptyBodyIsEmptyForm,
-      schema: {
-        tags: TAGS,
-        summary:
-          'Token revocation (RFC 7009): revokes the grant of a refresh or OAuth access token; unknown tokens answer 200 too',
-        security: [],
-        consumes: [...FORM_OR_JSON],
-        body: RevokeBody,
-        response: oauthResponses({ 200: Revoked, 400: OAuthErrorBody, 401: OAuthErrorBody }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    ...TOKEN_ENDPOINT,
+    method: 'POST',
+    url: '/api/oauth/token/revoke',
+    summary:
+      'Token revocation (RFC 7009): revokes the grant of a refresh or OAuth access token; unknown tokens answer 200 too',
+    body: RevokeBody,
+    response: { 200: Revoked, 400: OAuthErrorBody, 401: OAuthErrorBody },
+    handler: async (request) => {
       service.revoke(request.body);
       return {};
     },
-  );
+  });
 
   // spec: part1 > OAuth client approval
-  app.get(
-    '/api/oauth/clients/pending',
-    {
-      config: { access: allOf('system'), errors: APPROVAL, rateLimit: OAUTH_GROUP_LIMIT },
-      schema: {
-        tags: TAGS,
-        summary: 'Clients awaiting approval, oldest first',
-        response: responses(APPROVAL, { 200: PendingClients }, { rateLimited: true }),
-      },
-    },
-    async () => ({ clients: service.pendingClients() }),
-  );
+  const APPROVAL = {
+    access: allOf('system'),
+    errors: 'error',
+    rateLimit: OAUTH_GROUP_LIMIT,
+    tags: TAGS,
+  } as const;
 
-  app.post(
-    '/api/oauth/clients/:clientId/approve',
-    {
-      config: { access: allOf('system'), errors: APPROVAL, rateLimit: OAUTH_GROUP_LIMIT },
-      schema: {
-        tags: TAGS,
-        summary: 'Approve a registered client (idempotent; the first approver is kept)',
-        params: ClientIdParams,
-        response: responses(
-          APPROVAL,
-          { 200: ApprovedClient, 404: ErrorBody },
-          { rateLimited: true },
-        ),
-      },
-    },
-    async (request) => service.approve(request.params.clientId, identityOf(request).user.id),
-  );
+  defineRoute(app, {
+    ...APPROVAL,
+    method: 'GET',
+    url: '/api/oauth/clients/pending',
+    summary: 'Clients awaiting approval, oldest first',
+    response: { 200: PendingClients },
+    handler: async () => ({ clients: service.pendingClients() }),
+  });
 
-  app.delete(
-    '/api/oauth/clients/:clientId',
-    {
-      config: { access: allOf('system'), errors: APPROVAL, rateLimit: OAUTH_GROUP_LIMIT },
-      schema: {
-        tags: TAGS,
-        summary: 'Delete a pending or approved client; its tokens and refresh chains are revoked',
-        params: ClientIdParams,
-        response: responses(
-          APPROVAL,
-          { 200: DeletedClient, 404: ErrorBody },
-          { rateLimited: true },
-        ),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    ...APPROVAL,
+    method: 'POST',
+    url: '/api/oauth/clients/:clientId/approve',
+    summary: 'Approve a registered client (idempotent; the first approver is kept)',
+    params: ClientIdParams,
+    response: { 200: ApprovedClient, 404: ErrorBody },
+    handler: async (request) =>
+      service.approve(request.params.clientId, identityOf(request).user.id),
+  });
+
+  defineRoute(app, {
+    ...APPROVAL,
+    method: 'DELETE',
+    url: '/api/oauth/clients/:clientId',
+    summary: 'Delete a pending or approved client; its tokens and refresh chains are revoked',
+    params: ClientIdParams,
+    response: { 200: DeletedClient, 404: ErrorBody },
+    handler: async (request) => {
       service.deleteClient(request.params.clientId);
       return { deleted: true as const };
     },
-  );
+  });
 
   // spec: part1 > Token management > discovery documents (paths and bodies: RFC 8414, RFC 9728)
-  app.get(
-    '/.well-known/oauth-authorization-server',
-    {
-      config: { access: publicAccess, errors: OAUTH },
-      schema: {
-        tags: TAGS,
-        summary: 'Authorization server metadata (RFC 8414)',
-        security: [],
-        response: responses(
-          OAUTH,
-          { 200: AuthorizationServerMetadata, 400: OAuthErrorBody },
-          { authenticated: false },
-        ),
-      },
-    },
-    async (request) => service.authorizationServerMetadata(originOf(request)),
-  );
+  defineRoute(app, {
+    method: 'GET',
+    url: '/.well-known/oauth-authorization-server',
+    access: publicAccess,
+    errors: 'oauth',
+    tags: TAGS,
+    summary: 'Authorization server metadata (RFC 8414)',
+    response: { 200: AuthorizationServerMetadata, 400: OAuthErrorBody },
+    handler: async (request) => service.authorizationServerMetadata(originOf(request)),
+  });
 
-  app.get(
-    '/.well-known/oauth-protected-resource',
-    {
-      config: { access: publicAccess, errors: OAUTH },
-      schema: {
-        tags: TAGS,
-        summary: 'Protected resource metadata (RFC 9728)',
-        security: [],
-        response: responses(
-          OAUTH,
-          { 200: ProtectedResourceMetadata, 400: OAuthErrorBody },
-          { authenticated: false },
-        ),
-      },
-    },
-    async (request) => service.protectedResourceMetadata(originOf(request)),
-  );
+  defineRoute(app, {
+    method: 'GET',
+    url: '/.well-known/oauth-protected-resource',
+    access: publicAccess,
+    errors: 'oauth',
+    tags: TAGS,
+    summary: 'Protected resource metadata (RFC 9728)',
+    response: { 200: ProtectedResourceMetadata, 400: OAuthErrorBody },
+    handler: async (request) => service.protectedResourceMetadata(originOf(request)),
+  });
 }

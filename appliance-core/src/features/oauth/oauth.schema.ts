@@ -8,6 +8,7 @@
  * `invalid_grant`, ...), so the service checks them and answers the exact code.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { MediaBody } from '../../platform/http/schemas.js';
 
 /** Bounds every free-form field so that no request carries megabytes of text into a lookup. */
 const Text = (description?: string) =>
@@ -244,8 +245,5 @@ export const AuthorizeForm = Type.Object({
 export type AuthorizeForm = Static<typeof AuthorizeForm>;
 
 /** Response map entries of the HTML pages and assets, for /openapi.json. */
-export const HtmlPage = (description: string) => ({
-  description,
-  content: { 'text/html': { schema: Type.String() } },
-});
-export const Redirect = (description: string) => ({ description, type: 'null' });
+export const HtmlPage = (description: string) => MediaBody('text/html', description);
+export const Redirect = (description: string) => Type.Unsafe<null>({ description, type: 'null' });

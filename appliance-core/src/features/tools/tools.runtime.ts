@@ -1,11 +1,10 @@
 /**
- * What every tool engine shares: its options (with the appliance's defaults), the spawn helper
+ * What every tool shares: its options (with the appliance's defaults), the spawn helper
  * bound to the configured search path, and reverse DNS.
  */
 import dns from 'node:dns';
 import {
   startTool,
-  ToolMissingError,
   type ToolProcess,
   type ToolResult,
   type ToolRunOptions,
@@ -16,7 +15,7 @@ import type { SystemTool } from '../../platform/process/system-tools.js';
 export type ReverseDns = (ip: string) => Promise<string | null>;
 
 export interface SpeedTestOptions {
-  /** Base URL of the speed-test server (see speedtest.engine.ts for the protocol). */
+  /** Base URL of the speed-test server (see speedtest.tool.ts for the protocol). */
   url: string;
   /** How long each direction (download, upload) is measured. */
   durationMs: number;
@@ -101,8 +100,7 @@ export function failureText(tool: SystemTool, result: ToolResult, timeoutMs: num
   return `${tool.program} exited with ${result.code !== null ? `code ${result.code}` : `signal ${result.signal ?? 'unknown'}`}`;
 }
 
-/** The message for an error thrown by a tool run: a missing program by name, else its text. */
+/** The text of an error thrown by a tool run (a missing program names itself and its package). */
 export function errorText(err: unknown): string {
-  if (err instanceof ToolMissingError) return err.message;
   return err instanceof Error ? err.message : String(err);
 }

@@ -34,18 +34,6 @@ export const MtrFrame = Type.Union([
 ]);
 export type MtrFrame = Static<typeof MtrFrame>;
 
-/** OpenAPI description of an event-stream answer (the serializer never touches a stream). */
-export function eventStream(description: string): TSchema {
-  return Type.Unsafe({
-    description,
-    content: {
-      'text/event-stream': {
-        schema: Type.String({ description: 'server-sent events, one JSON object per data: line' }),
-      },
-    },
-  });
-}
-
 // --- ping (JSON) ------------------------------------------------------------------------------
 export const PingResult = Type.Object({
   address: Nullable(Type.String()),

@@ -13,14 +13,16 @@ import type { DB } from '../../platform/db/database.js';
 import type { EventStream } from '../../platform/http/sse.js';
 import { parseTarget, type Target } from '../../platform/net/targets.js';
 import { stopAllToolProcesses } from '../../platform/process/spawn.js';
+import { ToolFailure } from '../../platform/process/tool-failure.js';
 import { Scheduler } from '../../platform/scheduler/scheduler.js';
 import { DAY_MS, HOUR_MS, toIso, type Clock } from '../../platform/time/time.js';
-import { GeoIp } from './geoip.engine.js';
-import { IperfServer, runIperfClient, type IperfRequest } from './iperf.engine.js';
-import { streamMtr } from './mtr.engine.js';
-import { pingOnce, streamPing } from './ping.engine.js';
-import { portscan, type PortscanOutcome } from './portscan.engine.js';
-import { runSpeedTest } from './speedtest.engine.js';
+import { GeoIp } from './geoip.tool.js';
+import { IperfServer } from './iperf.engine.js';
+import { runIperfClient, type IperfRequest } from './iperf.tool.js';
+import { streamMtr } from './mtr.tool.js';
+import { pingOnce, streamPing } from './ping.tool.js';
+import { portscan, type PortscanOutcome } from './portscan.tool.js';
+import { runSpeedTest } from './speedtest.tool.js';
 import {
   deleteHistory,
   deletePortServiceName,
@@ -39,8 +41,8 @@ import type {
   SpeedTestResult,
   TraceHop,
 } from './tools.schema.js';
-import { traceroute } from './traceroute.engine.js';
-import { whois } from './whois.engine.js';
+import { traceroute } from './traceroute.tool.js';
+import { whois } from './whois.tool.js';
 import {
   DEFAULT_GEOIP_URL,
   DEFAULT_SPEEDTEST_URL,
@@ -62,9 +64,9 @@ export type ToolsOverrides = Partial<Omit<ToolsOptions, 'speedtest'>> & {
 };
 
 /** Another throughput test is running (HTTP 409). */
-export class ThroughputBusyError extends Error {
+export class ThroughputBusyError extends ToolFailure {
   constructor() {
-    super('Another throughput test is running; try again when it has finished');
+    super('Another throughput test is running; try again when it has finished', { status: 409 });
   }
 }
 
@@ -300,7 +302,7 @@ export class ToolsEngine {
   }
 
   async start(): Promise<void> {
-    // The folder operators drop geolocation databases into (see geoip.engine.ts).
+    // The folder operators drop geolocation databases into (see geoip.tool.ts).
     try {
       fs.mkdirSync(this.service.options.geoipDir, { recursive: true, mode: 0o755 });
     } catch (err) {

@@ -1,4 +1,6 @@
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { CoreContext } from '../../platform/context.js';
+import { defineRoute } from '../../platform/http/define-route.js';
 import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import {
@@ -9,7 +11,7 @@ import {
   type Identity,
 } from '../../platform/http/identity.js';
 import { identityOf } from '../../platform/http/route-config.js';
-import { legacy200, responses, StatusMessageBody } from '../../platform/http/schemas.js';
+import { legacy200, StatusMessageBody } from '../../platform/http/schemas.js';
 import { hashPassword, passwordPolicyProblem } from '../../platform/security/password.js';
 import { newTotpSecret, verifyTotp } from '../../platform/security/totp.js';
 import type { TokenService } from '../tokens/index.js';
@@ -51,7 +53,8 @@ import {
 } from './users.schema.js';
 
 const TAGS = ['users'];
-const LEGACY: RouteErrors = { validation: 'legacy', failure: 'legacy' };
+/** The older user-administration endpoints: permission `users`, HTTP 200 legacy failures. */
+const USERS_LEGACY = { access: allOf('users'), errors: 'legacy', tags: TAGS } as const;
 
 export interface UsersDeps {
   tokens: TokenService;
@@ -77,17 +80,15 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     userId === SUPER_ADMIN_USER_ID || permissionSlugsOf(db, userId).includes(SUPER_ADMIN);
 
   // spec: part1 > Users, MFA, permissions > getUsers
-  app.get(
-    '/api/getUsers',
-    {
-      config: { access: authenticated, errors: LEGACY },
-      schema: {
-        tags: TAGS,
-        summary: 'List users (all for users/sa holders, otherwise only yourself)',
-        response: responses(LEGACY, { 200: legacy200(UsersList) }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/getUsers',
+    access: authenticated,
+    errors: 'legacy',
+    tags: TAGS,
+    summary: 'List users (all for users/sa holders, otherwise only yourself)',
+    response: { 200: legacy200(UsersList) },
+    handler: async (request) => {
       const identity = identityOf(request);
       const all = isSuperAdmin(identity) || identity.permissions.has('users');
       const rows = listUsers(db, all ? undefined : identity.user.id);
@@ -99,21 +100,17 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
         caller_id: identity.user.id,
       };
     },
-  );
+  });
 
   // spec: part1 > Users, MFA, permissions > createUser
-  app.post(
-    '/api/createUser',
-    {
-      config: { access: allOf('users'), errors: LEGACY },
-      schema: {
-        tags: TAGS,
-        summary: 'Create a local user (active)',
-        body: CreateUserBody,
-        response: responses(LEGACY, { 200: legacy200(LegacyCreated) }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/createUser',
+    ...USERS_LEGACY,
+    summary: 'Create a local user (active)',
+    body: CreateUserBody,
+    response: { 200: legacy200(LegacyCreated) },
+    handler: async (request) => {
       const body = request.body;
       if (emailTaken(db, body.email)) throw failure(200, 'The email has already been taken.');
       if (usernameTaken(db, body.username))
@@ -141,21 +138,17 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
       })();
       return { status: 201 as const };
     },
-  );
+  });
 
   // spec: part1 > Users, MFA, permissions > saveUser
-  app.post(
-    '/api/saveUser',
-    {
-      config: { access: allOf('users'), errors: LEGACY },
-      schema: {
-        tags: TAGS,
-        summary: 'Update a user (only present fields change)',
-        body: SaveUserBody,
-        response: responses(LEGACY, { 200: legacy200(LegacyCreated) }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/saveUser',
+    ...USERS_LEGACY,
+    summary: 'Update a user (only present fields change)',
+    body: SaveUserBody,
+    response: { 200: legacy200(LegacyCreated) },
+    handler: async (request) => {
       const body = request.body;
       const caller = identityOf(request);
       const user = findUserById(db, body.user);
@@ -227,7 +220,7 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
       if (changes.active === 0) deps.tokens.revokeEverything(user.id, caller.user.id);
       return { status: 201 as const };
     },
-  );
+  });
 
   // spec: part1 > Users, MFA, permissions > deleteUser
   const deleteErrors: RouteErrors = {
@@ -235,20 +228,16 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     validationStatus: 200,
     failure: 'statusMessage',
   };
-  app.post(
-    '/api/deleteUser',
-    {
-      config: { access: allOf('users'), errors: deleteErrors },
-      schema: {
-        tags: TAGS,
-        summary: 'Delete a user and their tokens',
-        body: UserIdBody,
-        response: responses(deleteErrors, {
-          200: { anyOf: [LegacyCreated, DeleteFailure] } as never,
-        }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/deleteUser',
+    access: allOf('users'),
+    errors: deleteErrors,
+    tags: TAGS,
+    summary: 'Delete a user and their tokens',
+    body: UserIdBody,
+    response: { 200: Type.Union([LegacyCreated, DeleteFailure]) },
+    handler: async (request) => {
       const target = request.body.user;
       if (target === SUPER_ADMIN_USER_ID)
         throw failure(200, 'The super-admin account cannot be deleted.');
@@ -259,23 +248,26 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
       if (!deleteUser(db, target)) throw failure(200, 'User not found');
       return { status: 201 as const };
     },
-  );
+  });
 
   // spec: part1 > Users, MFA, permissions > generateMfa, confirmMfa, disableMfa
-  const mfaErrors: RouteErrors = {
-    validation: 'statusMessage',
-    validationStatus: 400,
-    failure: 'statusMessage',
-    internal: 'MFA could not be updated',
-  };
-  const mfaResponses = (ok: object) =>
-    responses(mfaErrors, {
-      200: ok as never,
-      400: StatusMessageBody,
-      403: StatusMessageBody,
-      404: StatusMessageBody,
-      500: StatusMessageBody,
-    });
+  const MFA = {
+    access: allOf('users'),
+    errors: {
+      validation: 'statusMessage',
+      validationStatus: 400,
+      failure: 'statusMessage',
+      internal: 'MFA could not be updated',
+    },
+    tags: TAGS,
+  } as const;
+  const mfaResponses = <T extends TSchema>(ok: T) => ({
+    200: ok,
+    400: StatusMessageBody,
+    403: StatusMessageBody,
+    404: StatusMessageBody,
+    500: StatusMessageBody,
+  });
   const mfaTarget = (caller: Identity, userId: number): UserRow => {
     if (userId !== caller.user.id && !isSuperAdmin(caller))
       throw failure(403, 'Not authorized to modify this user');
@@ -284,18 +276,14 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     return user;
   };
 
-  app.post(
-    '/api/generateMfa',
-    {
-      config: { access: allOf('users'), errors: mfaErrors },
-      schema: {
-        tags: TAGS,
-        summary: 'Stage a new TOTP secret (MFA stays as it is until confirmed)',
-        body: MfaUserBody,
-        response: mfaResponses(MfaGenerated),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/generateMfa',
+    ...MFA,
+    summary: 'Stage a new TOTP secret (MFA stays as it is until confirmed)',
+    body: MfaUserBody,
+    response: mfaResponses(MfaGenerated),
+    handler: async (request) => {
       const user = mfaTarget(identityOf(request), request.body.userId);
       const secret = newTotpSecret();
       stageTotpSecret(db, user.id, secrets.seal(secret), clock.now());
@@ -309,20 +297,16 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
         pending: true as const,
       };
     },
-  );
+  });
 
-  app.post(
-    '/api/confirmMfa',
-    {
-      config: { access: allOf('users'), errors: mfaErrors },
-      schema: {
-        tags: TAGS,
-        summary: 'Enable MFA with a code from the staged secret',
-        body: ConfirmMfaBody,
-        response: mfaResponses(MfaResult),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/confirmMfa',
+    ...MFA,
+    summary: 'Enable MFA with a code from the staged secret',
+    body: ConfirmMfaBody,
+    response: mfaResponses(MfaResult),
+    handler: async (request) => {
       const user = mfaTarget(identityOf(request), request.body.userId);
       const code = request.body.code.trim();
       if (code === '') throw failure(400, 'The code field is required.');
@@ -333,41 +317,35 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
       enableStagedTotp(db, user.id, step, clock.now());
       return { status: true as const, message: 'MFA enabled: the next sign-in asks for a code.' };
     },
-  );
+  });
 
-  app.post(
-    '/api/disableMfa',
-    {
-      config: { access: allOf('users'), errors: mfaErrors },
-      schema: {
-        tags: TAGS,
-        summary: 'Disable MFA and clear its secret',
-        body: MfaUserBody,
-        response: mfaResponses(MfaResult),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/disableMfa',
+    ...MFA,
+    summary: 'Disable MFA and clear its secret',
+    body: MfaUserBody,
+    response: mfaResponses(MfaResult),
+    handler: async (request) => {
       const user = mfaTarget(identityOf(request), request.body.userId);
       disableTotp(db, user.id, clock.now());
       return { status: true as const, message: 'MFA disabled.' };
     },
-  );
+  });
 
   // spec: part1 > Users, MFA, permissions > getPermissions
-  app.get(
-    '/api/getPermissions',
-    {
-      config: { access: authenticated, errors: LEGACY },
-      schema: {
-        tags: TAGS,
-        summary: 'The permission catalogue',
-        response: responses(LEGACY, { 200: legacy200(PermissionsList) }),
-      },
-    },
-    async () => ({
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/getPermissions',
+    access: authenticated,
+    errors: 'legacy',
+    tags: TAGS,
+    summary: 'The permission catalogue',
+    response: { 200: legacy200(PermissionsList) },
+    handler: async () => ({
       status: 201 as const,
       hasError: false as const,
       permissions: listPermissions(db),
     }),
-  );
+  });
 }

@@ -7,24 +7,38 @@
  *
  * The handler is typed from the declaration's TypeBox schemas (params, querystring, body,
  * response) through Fastify's TypeBox type provider, as `app.get(url, {schema}, handler)` is.
+ *
+ * Two kinds of route answer outside the platform's JSON families, and say so in the declaration:
+ * - a route with its own `errorHandler` (the HTML pages of /auth/*) renders every failure itself,
+ *   so its response map is exactly the statuses it declares;
+ * - an event stream (`defineEventStream`) has sent its status line before its work can fail, so a
+ *   failure is reported inside the stream (`event: error`), through one helper for every stream.
+ *
+ * A public route is documented without a security requirement (`security: []`).
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type {
   ContextConfigDefault,
   FastifyBaseLogger,
+  FastifyError,
+  FastifyReply,
+  FastifyRequest,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
   RouteGenericInterface,
   RouteHandlerMethod,
   onRequestHookHandler,
+  preValidationHookHandler,
 } from 'fastify';
 import type { RateLimitOptions } from '@fastify/rate-limit';
 import type { RouteErrors } from './envelopes.js';
+import { callerMessage } from './error-handler.js';
 import type { App } from './http-server.js';
 import type { Access } from './identity.js';
-import { responses } from './schemas.js';
+import { EventStreamBody, responses } from './schemas.js';
+import { openEventStream, type EventStream } from './sse.js';
 
 /** Named error shapes that many routes share (a route may still declare its own RouteErrors). */
 export const ERROR_PRESETS = {
@@ -39,7 +53,12 @@ export const ERROR_PRESETS = {
   /** `{message}` with the failure's status. */
   message: { validation: 'message', failure: 'message' },
   /** On-box tools: HTTP 200 `{status: false, message}` for every failure of the tool. */
-  tool: { validation: 'statusMessage', validationStatus: 200, failure: 'statusMessage' },
+  tool: {
+    validation: 'statusMessage',
+    validationStatus: 200,
+    failure: 'statusMessage',
+    toolFailureStatus: 200,
+  },
   /** `{status: false, message}` with the failure's HTTP status. */
   statusMessage: { validation: 'statusMessage', failure: 'statusMessage' },
   /** `{error: <oauth code>, error_description}`. */
@@ -110,6 +129,13 @@ export interface RouteDeclaration<
   produces?: readonly string[];
   /** Route-level onRequest hooks (after the platform's auth check and media-type gate). */
   onRequest?: onRequestHookHandler | onRequestHookHandler[];
+  /** Route-level preValidation hooks (e.g. an absent form body read as an empty one). */
+  preValidation?: preValidationHookHandler | preValidationHookHandler[];
+  /**
+   * The route renders its own failures (an HTML page): the platform's failure statuses are not
+   * added to its response map, which holds exactly the statuses it declares.
+   */
+  errorHandler?: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void;
   /** Leave the route out of /openapi.json. */
   hide?: boolean;
   /** Body size limit in bytes where the default does not fit. */
@@ -127,14 +153,19 @@ export function defineRoute<
 >(app: App, declaration: RouteDeclaration<P, Q, B, H, R>): void {
   const d = declaration;
   const errors = routeErrors(d.errors);
+  const isPublic = d.access?.kind === 'public';
   const schema: Record<string, unknown> = {
     tags: [...d.tags],
     summary: d.summary,
-    response: responses(errors, d.response, {
-      authenticated: d.access.kind !== 'public',
-      rateLimited: d.rateLimit !== undefined,
-    }),
+    response:
+      d.errorHandler !== undefined
+        ? { ...d.response }
+        : responses(errors, d.response, {
+            authenticated: !isPublic,
+            rateLimited: d.rateLimit !== undefined,
+          }),
   };
+  if (isPublic) schema.security = [];
   if (d.description !== undefined) schema.description = d.description;
   if (d.operationId !== undefined) schema.operationId = d.operationId;
   if (d.params !== undefined) schema.params = d.params;
@@ -153,9 +184,89 @@ export function defineRoute<
     config,
     schema,
     ...(d.onRequest !== undefined ? { onRequest: d.onRequest } : {}),
+    ...(d.preValidation !== undefined ? { preValidation: d.preValidation } : {}),
+    ...(d.errorHandler !== undefined ? { errorHandler: d.errorHandler } : {}),
     ...(d.bodyLimit !== undefined ? { bodyLimit: d.bodyLimit } : {}),
     handler: d.handler as RouteHandlerMethod,
   });
+}
+
+type DeclaredRequest<P, Q> = Parameters<
+  DeclaredHandler<P, Q, undefined, undefined, { 200: TSchema }>
+>[0];
+
+export interface EventStreamDeclaration<
+  P extends TSchema | undefined,
+  Q extends TSchema | undefined,
+> extends Omit<
+  RouteDeclaration<P, Q, undefined, undefined, Responses>,
+  'body' | 'headers' | 'response' | 'handler' | 'errorHandler' | 'accepts' | 'consumes'
+> {
+  /** What the frames carry: the description of the 200 answer in /openapi.json. */
+  frames: string;
+  /** The route's other statuses (answered before the stream opens). */
+  response?: Responses;
+  /** A frame sent last, after success and failure alike (for example `event: stream-complete`). */
+  last?: { event: string; data: unknown };
+  /** Sends the frames. A failure it throws is reported inside the stream (see runEventStream). */
+  stream: (request: DeclaredRequest<P, Q>, stream: EventStream) => Promise<void>;
+}
+
+/**
+ * Registers a server-sent-events route (spec part 1, General conventions 9): the stream opens at
+ * once with HTTP 200, the declaration's `stream` sends the frames, and runEventStream reports a
+ * failure and ends the stream. Failures before the stream opens (access, validation) are
+ * answered in the route's families as on any route.
+ */
+export function defineEventStream<
+  P extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+>(app: App, declaration: EventStreamDeclaration<P, Q>): void {
+  const { frames, last, stream: work, response, ...route } = declaration;
+  const internal = routeErrors(route.errors).internal;
+  defineRoute<P, Q>(app, {
+    ...route,
+    response: { ...response, 200: EventStreamBody(frames) },
+    handler: async (request, reply) => {
+      const stream = openEventStream(reply);
+      void runEventStream(stream, () => work(request as DeclaredRequest<P, Q>, stream), {
+        last,
+        internal,
+        log: request.log,
+      });
+      return reply;
+    },
+  });
+}
+
+/**
+ * Runs the work of an open event stream. The status line is sent, so a failure is reported
+ * inside the stream: `event: error` with data `{message}`, the failure's own message when it is
+ * meant for the caller, else the route's internal message (and the error is logged). Then
+ * `last`, when given, and the end of the stream, whatever happened.
+ */
+export async function runEventStream(
+  stream: EventStream,
+  work: () => Promise<void>,
+  options: {
+    last?: { event: string; data: unknown } | undefined;
+    internal?: string | undefined;
+    log?: FastifyBaseLogger;
+  } = {},
+): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    let message = callerMessage(err);
+    if (message === null) {
+      options.log?.error({ err }, 'unexpected failure in an event stream');
+      message = options.internal ?? 'Server Error';
+    }
+    stream.send({ message }, 'error');
+  } finally {
+    if (options.last) stream.send(options.last.data, options.last.event);
+    stream.close();
+  }
 }
 
 /** The static type of a declared schema, or undefined when the route declares none. */

@@ -41,6 +41,11 @@ export interface RouteErrors {
   unauthenticated?: { status: number; family?: Family; message?: string };
   /** The spec's text for an unexpected failure of this route (for example 'Failed to create token'). */
   internal?: string;
+  /**
+   * HTTP status of every ToolFailure on this route, where the spec answers all of them alike
+   * (the tools' HTTP 200 `{status: false, message}`); without it a ToolFailure has its own.
+   */
+  toolFailureStatus?: number;
 }
 
 export type FieldErrors = Record<string, string[]>;

@@ -11,6 +11,7 @@ import {
   validationStatus,
   type RouteErrors,
 } from './envelopes.js';
+import { ToolFailure } from '../process/tool-failure.js';
 import { MAX_JSON_DEPTH } from './input-limits.js';
 import { fieldErrorsFrom } from './validation.js';
 
@@ -33,6 +34,19 @@ const CLIENT_ERROR_MESSAGES: Record<string, string> = {
   ERR_JSON_TOO_DEEP: `The request body nests more than ${MAX_JSON_DEPTH} levels of arrays and objects.`,
 };
 
+/**
+ * The message of a failure meant for the caller (an ApiFailure or a ToolFailure), or null for
+ * an unexpected error, whose message is never shown. Event streams report failures with it.
+ */
+export function callerMessage(err: unknown): string | null {
+  return err instanceof ApiFailure || err instanceof ToolFailure ? err.message : null;
+}
+
+/** A tool failure in the route's family, with the route's status for tool failures or its own. */
+function renderToolFailure(errors: RouteErrors, err: ToolFailure) {
+  return render(err.family ?? errors.failure, errors.toolFailureStatus ?? err.status, err.message);
+}
+
 export function renderFailure(request: FastifyRequest, err: ApiFailure) {
   const errors = errorsOf(request);
   return render(err.family ?? errors.failure, err.status, err.message, err.fields, err.oauthCode);
@@ -42,6 +56,7 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const errors = errorsOf(request);
     if (err instanceof ApiFailure) return send(reply, renderFailure(request, err));
+    if (err instanceof ToolFailure) return send(reply, renderToolFailure(errors, err));
     if (err.validation) {
       const { fields, first } = fieldErrorsFrom(err.validation);
       const status = validationStatus(errors);

@@ -3,7 +3,7 @@
  * map so that /openapi.json documents every status a route can answer and serialization never
  * mangles a failure body (a legacy route's HTTP 200 answers either its success or the failure).
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import type { Family, RouteErrors } from './envelopes.js';
 
 export const LegacyFailureBody = Type.Object(
@@ -63,6 +63,24 @@ const FAMILY_BODY: Record<Family, TSchema> = {
 
 export function familyBody(family: Family): TSchema {
   return FAMILY_BODY[family];
+}
+
+/** An answer in another media type than JSON (a page, an asset, an event stream). */
+export function MediaBody(
+  mediaType: string,
+  description: string,
+  schema: TSchema = Type.String(),
+): TUnsafe<string> {
+  return Type.Unsafe<string>({ description, content: { [mediaType]: { schema } } });
+}
+
+/** The 200 answer of an event stream: `text/event-stream`, its frames described in words. */
+export function EventStreamBody(frames: string): TSchema {
+  return MediaBody(
+    'text/event-stream',
+    frames,
+    Type.String({ description: 'server-sent events, one JSON object per data: line' }),
+  );
 }
 
 /** A legacy success body and the legacy failure, both answered with HTTP 200. */

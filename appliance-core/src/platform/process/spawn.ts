@@ -18,14 +18,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { SystemTool } from './system-tools.js';
+import { ToolFailure } from './tool-failure.js';
 
-export class ToolMissingError extends Error {
+export class ToolMissingError extends ToolFailure {
   constructor(readonly tool: SystemTool) {
     super(`${tool.program} is not installed (Debian package ${tool.debianPackage})`);
   }
 }
 
-export class ToolSpawnError extends Error {}
+export class ToolSpawnError extends ToolFailure {}
 
 export interface ToolRunOptions {
   args: readonly string[];

@@ -1,5 +1,5 @@
 /**
- * Test doubles for the tool engines: a runner that replays a scripted tool run (outcomes that
+ * Test doubles for the tool runners: a runner that replays a scripted tool run (outcomes that
  * loopback cannot produce: lost replies, unresolvable names, dead routes), and an event stream
  * that records its frames. Not used by the appliance itself.
  */

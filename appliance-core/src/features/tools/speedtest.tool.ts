@@ -12,13 +12,22 @@
  */
 import { performance } from 'node:perf_hooks';
 import { toIso } from '../../platform/time/time.js';
+import { ToolFailure } from '../../platform/process/tool-failure.js';
 import type { SpeedTestResult } from './tools.schema.js';
 import type { SpeedTestOptions } from './tools.runtime.js';
 
-/** The server could not be reached or refused the test (HTTP 500 `{message}`). */
-export class SpeedTestRunError extends Error {}
+/*
+ * Failures are ToolFailures: the server could not be reached or refused the test (HTTP 500
+ * `{message}`, the route's family), or it answered but not in the protocol's terms
+ * (SpeedTestProtocolError).
+ */
+
 /** The server answered, but not in the protocol's terms (HTTP 500 `{status: false, message}`). */
-export class SpeedTestProtocolError extends Error {}
+export class SpeedTestProtocolError extends ToolFailure {
+  constructor(message: string) {
+    super(message, { family: 'statusMessage' });
+  }
+}
 
 const FIRST_UPLOAD_BYTES = 64 * 1024;
 const QUICK_REQUEST_MS = 500;
@@ -39,11 +48,11 @@ async function request(url: string, init: RequestInit, what: string): Promise<Re
     response = await fetch(url, { ...init, redirect: 'error' });
   } catch (err) {
     if (init.signal?.aborted) throw err;
-    throw new SpeedTestRunError(`Speed test server unreachable (${what}): ${describe(err)}`);
+    throw new ToolFailure(`Speed test server unreachable (${what}): ${describe(err)}`);
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
-    throw new SpeedTestRunError(`Speed test server answered HTTP ${response.status} (${what})`);
+    throw new ToolFailure(`Speed test server answered HTTP ${response.status} (${what})`);
   }
   return response;
 }
@@ -177,7 +186,7 @@ async function measureUpload(
   return { bytes, seconds: (performance.now() - start) / 1000 };
 }
 
-/** Runs the whole test; throws SpeedTestRunError or SpeedTestProtocolError. */
+/** Runs the whole test; throws a ToolFailure (a SpeedTestProtocolError for a server that is not one). */
 export async function runSpeedTest(
   options: SpeedTestOptions,
   now: () => number,
@@ -192,10 +201,10 @@ export async function runSpeedTest(
     down = await measureDownload(base, options, signal);
     up = await measureUpload(base, options, signal);
   } catch (err) {
-    if (signal.aborted) throw new SpeedTestRunError('Speed test cancelled');
+    if (signal.aborted) throw new ToolFailure('Speed test cancelled');
     throw err;
   }
-  if (signal.aborted) throw new SpeedTestRunError('Speed test cancelled');
+  if (signal.aborted) throw new ToolFailure('Speed test cancelled');
   return {
     server: base,
     ping: latency.ping,

@@ -4,7 +4,8 @@
  */
 import type { Target } from '../../platform/net/targets.js';
 import { SYSTEM_TOOLS } from '../../platform/process/system-tools.js';
-import { errorText, failureText, type ToolRunner } from './tools.runtime.js';
+import { ToolFailure } from '../../platform/process/tool-failure.js';
+import { failureText, type ToolRunner } from './tools.runtime.js';
 
 export const WHOIS_BUDGET_MS = 20_000;
 const MAX_KEYS = 200;
@@ -37,30 +38,24 @@ export function whoisArgs(ip: Target, server: { host: string; port: number } | n
   return [...(server ? ['-h', server.host, '-p', String(server.port)] : []), '--', ip.value];
 }
 
-export class WhoisFailure extends Error {}
-
+/** The whois record of an IP literal; throws a ToolFailure when there is none. */
 export async function whois(
   runner: ToolRunner,
   ip: Target,
   signal?: AbortSignal,
 ): Promise<Record<string, string>> {
-  let result;
-  try {
-    result = await runner.run(SYSTEM_TOOLS.whois, {
-      args: whoisArgs(ip, runner.options.whoisServer),
-      timeoutMs: WHOIS_BUDGET_MS,
-      maxOutputBytes: 512 * 1024,
-      ...(signal ? { signal } : {}),
-    });
-  } catch (err) {
-    throw new WhoisFailure(errorText(err));
-  }
+  const result = await runner.run(SYSTEM_TOOLS.whois, {
+    args: whoisArgs(ip, runner.options.whoisServer),
+    timeoutMs: WHOIS_BUDGET_MS,
+    maxOutputBytes: 512 * 1024,
+    ...(signal ? { signal } : {}),
+  });
   if (result.code !== 0 || result.timedOut)
-    throw new WhoisFailure(
+    throw new ToolFailure(
       `Whois lookup failed: ${failureText(SYSTEM_TOOLS.whois, result, WHOIS_BUDGET_MS)}`,
     );
   const record = parseWhois(result.stdout);
   if (Object.keys(record).length === 0)
-    throw new WhoisFailure(`No whois record found for ${ip.value}`);
+    throw new ToolFailure(`No whois record found for ${ip.value}`);
   return record;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseTarget, type Target } from '../../platform/net/targets.js';
-import { decodeIperf, iperfClientArgs, IperfRunError, type IperfRequest } from './iperf.engine.js';
+import { decodeIperf, iperfClientArgs, IperfRunError, type IperfRequest } from './iperf.tool.js';
 
 const TCP: IperfRequest = {
   target: parseTarget('127.0.0.1') as Target,

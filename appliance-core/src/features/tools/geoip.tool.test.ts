@@ -1,6 +1,6 @@
 import { Reader } from 'maxmind';
 import { describe, expect, it } from 'vitest';
-import { locationFromRecord, locationFromService } from './geoip.engine.js';
+import { locationFromRecord, locationFromService } from './geoip.tool.js';
 import { buildMmdb, encodeValue } from './testing/mmdb-writer.js';
 
 const CITY = {

@@ -6,8 +6,9 @@
 import type { EventStream } from '../../platform/http/sse.js';
 import type { Target } from '../../platform/net/targets.js';
 import { SYSTEM_TOOLS } from '../../platform/process/system-tools.js';
+import { ToolFailure } from '../../platform/process/tool-failure.js';
 import type { PingResult, PingSummary } from './tools.schema.js';
-import { errorText, failureText, type ToolRunner } from './tools.runtime.js';
+import { failureText, type ToolRunner } from './tools.runtime.js';
 
 export const STREAM_PROBES = 10;
 export const JSON_PROBES = 4;
@@ -66,7 +67,10 @@ export function pingArgs(target: Target, count: number, intervalSeconds: number)
   ];
 }
 
-/** Streams one frame per reply as it arrives, then the summary; `event: error` on failure. */
+/**
+ * Streams one frame per reply as it arrives, then the summary; throws a ToolFailure when ping
+ * could not run or ended without a summary (the stream's owner reports it and ends the stream).
+ */
 export async function streamPing(
   runner: ToolRunner,
   target: Target,
@@ -75,45 +79,32 @@ export async function streamPing(
   const interval = runner.options.pingIntervalSeconds;
   const timeoutMs = (STREAM_PROBES * interval + REPLY_WAIT_SECONDS) * 1000 + 15_000;
   let summary: PingSummary | null = null;
-  try {
-    const result = await runner.run(SYSTEM_TOOLS.ping, {
-      args: pingArgs(target, STREAM_PROBES, interval),
-      timeoutMs,
-      signal: stream.signal,
-      onStdoutLine: (line) => {
-        const reply = parsePingReply(line);
-        if (reply) stream.send({ icmp_seq: reply.icmp_seq, latency: reply.latency, summary: null });
-        summary = parsePingSummary(line) ?? summary;
-      },
-    });
-    if (stream.signal.aborted) return;
-    if (summary) stream.send({ summary });
-    else stream.send({ message: failureText(SYSTEM_TOOLS.ping, result, timeoutMs) }, 'error');
-  } catch (err) {
-    stream.send({ message: errorText(err) }, 'error');
-  } finally {
-    stream.close();
-  }
+  const result = await runner.run(SYSTEM_TOOLS.ping, {
+    args: pingArgs(target, STREAM_PROBES, interval),
+    timeoutMs,
+    signal: stream.signal,
+    onStdoutLine: (line) => {
+      const reply = parsePingReply(line);
+      if (reply) stream.send({ icmp_seq: reply.icmp_seq, latency: reply.latency, summary: null });
+      summary = parsePingSummary(line) ?? summary;
+    },
+  });
+  if (stream.signal.aborted) return;
+  if (!summary) throw new ToolFailure(failureText(SYSTEM_TOOLS.ping, result, timeoutMs));
+  stream.send({ summary });
 }
 
-export class PingFailure extends Error {}
-
-/** Four probes; throws PingFailure when ping could not run or reported nothing. */
+/** Four probes; throws a ToolFailure when ping could not run or reported nothing. */
 export async function pingOnce(
   runner: ToolRunner,
   target: Target,
   signal?: AbortSignal,
 ): Promise<PingResult> {
-  let result;
-  try {
-    result = await runner.run(SYSTEM_TOOLS.ping, {
-      args: pingArgs(target, JSON_PROBES, 1),
-      timeoutMs: JSON_BUDGET_MS,
-      ...(signal ? { signal } : {}),
-    });
-  } catch (err) {
-    throw new PingFailure(errorText(err));
-  }
+  const result = await runner.run(SYSTEM_TOOLS.ping, {
+    args: pingArgs(target, JSON_PROBES, 1),
+    timeoutMs: JSON_BUDGET_MS,
+    ...(signal ? { signal } : {}),
+  });
   let address: string | null = null;
   let summary: PingSummary | null = null;
   let average: number | null = null;
@@ -126,7 +117,7 @@ export async function pingOnce(
     if (reply) latencies.push(reply.latency);
   }
   if (!summary && latencies.length === 0)
-    throw new PingFailure(failureText(SYSTEM_TOOLS.ping, result, JSON_BUDGET_MS));
+    throw new ToolFailure(failureText(SYSTEM_TOOLS.ping, result, JSON_BUDGET_MS));
   if (average === null && latencies.length > 0)
     average = latencies.reduce((a, b) => a + b, 0) / latencies.length;
   const received = summary ? summary.total_received : latencies.length;

@@ -6,7 +6,8 @@ import {
   parsePortList,
   portscan,
   wantsServiceDetection,
-} from './portscan.engine.js';
+} from './portscan.tool.js';
+import { ToolFailure } from '../../platform/process/tool-failure.js';
 import { ScriptedRunner } from './testing/scripted-runner.js';
 
 describe('port lists', () => {
@@ -114,10 +115,9 @@ describe('port scan outcomes', () => {
       ],
       stderr: 'Failed to resolve "nowhere.example".\n',
     });
-    expect(await portscan(runner, host, '22', 4, false)).toEqual({
-      kind: 'failed',
-      message: 'Failed to resolve "nowhere.example".',
-    });
+    const failed = portscan(runner, host, '22', 4, false);
+    await expect(failed).rejects.toBeInstanceOf(ToolFailure);
+    await expect(failed).rejects.toThrow('Failed to resolve "nowhere.example".');
   });
 
   it('a non-zero exit is a failure with what nmap said', async () => {
@@ -125,10 +125,9 @@ describe('port scan outcomes', () => {
       code: 1,
       stderr: 'Ports specified must be between 0 and 65535 inclusive\nQUITTING!\n',
     });
-    expect(await portscan(runner, host, '22', 4, false)).toEqual({
-      kind: 'failed',
-      message: 'Ports specified must be between 0 and 65535 inclusive',
-    });
+    await expect(portscan(runner, host, '22', 4, false)).rejects.toThrow(
+      new ToolFailure('Ports specified must be between 0 and 65535 inclusive'),
+    );
   });
 
   it('a scan that ran answers its raw output', async () => {

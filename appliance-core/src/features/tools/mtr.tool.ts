@@ -6,8 +6,9 @@
 import type { EventStream } from '../../platform/http/sse.js';
 import type { Target } from '../../platform/net/targets.js';
 import { SYSTEM_TOOLS } from '../../platform/process/system-tools.js';
+import { ToolFailure } from '../../platform/process/tool-failure.js';
 import type { MtrFrame } from './tools.schema.js';
-import { errorText, failureText, type ToolRunner } from './tools.runtime.js';
+import { failureText, type ToolRunner } from './tools.runtime.js';
 
 export const MTR_CYCLES = 10;
 
@@ -47,7 +48,14 @@ export function mtrArgs(target: Target, intervalSeconds: number, graceSeconds: n
   ];
 }
 
-/** Streams sent/host/reply frames; an error event on failure; always `event: stream-complete`. */
+/** The frame that always ends an MTR stream, after success and failure alike. */
+export const MTR_STREAM_END = { event: 'stream-complete', data: {} } as const;
+
+/**
+ * Streams sent/host/reply frames as they happen; throws a ToolFailure when mtr could not run,
+ * failed or produced nothing (the stream's owner reports it, sends MTR_STREAM_END and ends the
+ * stream).
+ */
 export async function streamMtr(
   runner: ToolRunner,
   target: Target,
@@ -58,30 +66,23 @@ export async function streamMtr(
   // mtr repeats a hop's host line; one host frame per hop and address is enough.
   const hostsSeen = new Set<string>();
   let frames = 0;
-  try {
-    const result = await runner.run(SYSTEM_TOOLS.mtr, {
-      args: mtrArgs(target, interval, grace),
-      timeoutMs,
-      signal: stream.signal,
-      onStdoutLine: (line) => {
-        const frame = parseMtrLine(line);
-        if (!frame) return;
-        if (frame.type === 'host') {
-          const key = `${frame.hop} ${frame.host}`;
-          if (hostsSeen.has(key)) return;
-          hostsSeen.add(key);
-        }
-        frames++;
-        stream.send(frame);
-      },
-    });
-    if (stream.signal.aborted) return;
-    if (result.code !== 0 || result.timedOut || frames === 0)
-      stream.send({ message: failureText(SYSTEM_TOOLS.mtr, result, timeoutMs) }, 'error');
-  } catch (err) {
-    stream.send({ message: errorText(err) }, 'error');
-  } finally {
-    stream.send({}, 'stream-complete');
-    stream.close();
-  }
+  const result = await runner.run(SYSTEM_TOOLS.mtr, {
+    args: mtrArgs(target, interval, grace),
+    timeoutMs,
+    signal: stream.signal,
+    onStdoutLine: (line) => {
+      const frame = parseMtrLine(line);
+      if (!frame) return;
+      if (frame.type === 'host') {
+        const key = `${frame.hop} ${frame.host}`;
+        if (hostsSeen.has(key)) return;
+        hostsSeen.add(key);
+      }
+      frames++;
+      stream.send(frame);
+    },
+  });
+  if (stream.signal.aborted) return;
+  if (result.code !== 0 || result.timedOut || frames === 0)
+    throw new ToolFailure(failureText(SYSTEM_TOOLS.mtr, result, timeoutMs));
 }

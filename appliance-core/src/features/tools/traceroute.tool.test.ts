@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseTarget, type Target } from '../../platform/net/targets.js';
 import { ScriptedRunner } from './testing/scripted-runner.js';
-import { parseTracepath, traceroute, tracepathArgs, TraceFailure } from './traceroute.engine.js';
+import { ToolFailure } from '../../platform/process/tool-failure.js';
+import { parseTracepath, traceroute, tracepathArgs } from './traceroute.tool.js';
 
 describe('tracepath output', () => {
   it('reads a one-hop loopback trace (the MTU comes from the resume line)', () => {
@@ -91,8 +92,8 @@ describe('traceroute engine outcomes', () => {
       code: 1,
       stderr: 'tracepath: nowhere.example: Name or service not known\n',
     });
-    await expect(traceroute(runner, parseTarget('nowhere.example') as Target)).rejects.toThrow(
-      new TraceFailure('tracepath: nowhere.example: Name or service not known'),
-    );
+    const failed = traceroute(runner, parseTarget('nowhere.example') as Target);
+    await expect(failed).rejects.toBeInstanceOf(ToolFailure);
+    await expect(failed).rejects.toThrow('tracepath: nowhere.example: Name or service not known');
   });
 });

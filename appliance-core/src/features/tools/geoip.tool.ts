@@ -14,11 +14,10 @@ import path from 'node:path';
 import { Reader } from 'maxmind';
 import type { Logger } from 'pino';
 import type { DB } from '../../platform/db/database.js';
+import { ToolFailure } from '../../platform/process/tool-failure.js';
 import { findGeoCache, saveGeoCache } from './tools.repository.js';
 import type { GeoLocation } from './tools.schema.js';
 import type { ToolsOptions } from './tools.runtime.js';
-
-export class GeoFailure extends Error {}
 
 type MmdbRecord = Record<string, unknown>;
 
@@ -190,7 +189,7 @@ export class GeoIp {
     return null;
   }
 
-  /** Locates a globally routable IP; throws GeoFailure when no source knows it. */
+  /** Locates a globally routable IP; throws a ToolFailure when no source knows it. */
   async locate(ip: string, signal?: AbortSignal): Promise<GeoLocation> {
     const stored = this.fromDatabase(ip);
     if (stored) return stored;
@@ -198,7 +197,7 @@ export class GeoIp {
     const cached = findGeoCache(this.db, ip, this.now() - options.geoipCacheTtlMs);
     if (cached) return JSON.parse(cached) as GeoLocation;
     if (!options.geoipUrl)
-      throw new GeoFailure(
+      throw new ToolFailure(
         `No geolocation data for ${ip}: no database in ${options.geoipDir} knows it and external lookups are off`,
       );
     const location = await this.lookup(ip, options, signal);
@@ -222,22 +221,22 @@ export class GeoIp {
       });
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause?.code;
-      throw new GeoFailure(
+      throw new ToolFailure(
         `Geolocation lookup failed: ${timeout.aborted ? 'no answer in time' : (cause ?? (err as Error).message)}`,
       );
     }
     const text = await response.text().catch(() => '');
-    if (!response.ok) throw new GeoFailure(`Geolocation lookup failed: HTTP ${response.status}`);
+    if (!response.ok) throw new ToolFailure(`Geolocation lookup failed: HTTP ${response.status}`);
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      throw new GeoFailure('Geolocation lookup failed: the service did not answer JSON');
+      throw new ToolFailure('Geolocation lookup failed: the service did not answer JSON');
     }
     const refusal = refusalOf(body);
-    if (refusal) throw new GeoFailure(`Geolocation lookup failed: ${refusal}`);
+    if (refusal) throw new ToolFailure(`Geolocation lookup failed: ${refusal}`);
     const location = locationFromService(ip, body);
-    if (!location) throw new GeoFailure(`No geolocation data for ${ip}`);
+    if (!location) throw new ToolFailure(`No geolocation data for ${ip}`);
     return location;
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseTarget, type Target } from '../../platform/net/targets.js';
-import { parseWhois, whoisArgs } from './whois.engine.js';
+import { parseWhois, whoisArgs } from './whois.tool.js';
 
 describe('whois answers', () => {
   it('reads Key: value lines, skipping comments and empty values', () => {

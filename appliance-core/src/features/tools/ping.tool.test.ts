@@ -5,11 +5,12 @@ import {
   parsePingHeader,
   parsePingReply,
   parsePingSummary,
-  PingFailure,
   pingArgs,
   pingOnce,
   streamPing,
-} from './ping.engine.js';
+} from './ping.tool.js';
+import { runEventStream } from '../../platform/http/define-route.js';
+import { ToolFailure } from '../../platform/process/tool-failure.js';
 import { recordingStream, ScriptedRunner } from './testing/scripted-runner.js';
 
 const IPV4_RUN = `PING 127.0.0.1 (127.0.0.1) 56(84) bytes of data.
@@ -86,9 +87,9 @@ describe('ping output', () => {
   });
 });
 
-// --- the engine with a scripted runner (outcomes loopback cannot produce) ---------------------------
+// --- the tool with a scripted runner (outcomes loopback cannot produce) ---------------------------
 
-describe('ping engine outcomes', () => {
+describe('ping tool outcomes', () => {
   const target = parseTarget('192.0.2.1') as Target;
 
   it('JSON ping without any reply: status false, latency null', async () => {
@@ -132,20 +133,21 @@ describe('ping engine outcomes', () => {
       code: 2,
       stderr: 'ping: nowhere.example: Name or service not known\n',
     });
-    await expect(pingOnce(runner, target)).rejects.toThrow(
-      new PingFailure('ping: nowhere.example: Name or service not known'),
-    );
+    const failed = pingOnce(runner, target);
+    await expect(failed).rejects.toBeInstanceOf(ToolFailure);
+    await expect(failed).rejects.toThrow('ping: nowhere.example: Name or service not known');
     const slow = new ScriptedRunner({ code: null, signal: 'SIGTERM', timedOut: true });
     await expect(pingOnce(slow, target)).rejects.toThrow('ping did not finish within 10 seconds');
   });
 
   it('the stream sends an error event when ping ends without a summary, and always closes', async () => {
     const { stream, frames, isClosed } = recordingStream();
-    await streamPing(
-      new ScriptedRunner({ code: 2, stderr: 'ping: connect: Network is unreachable\n' }),
-      target,
-      stream,
-    );
+    const runner = new ScriptedRunner({
+      code: 2,
+      stderr: 'ping: connect: Network is unreachable\n',
+    });
+    // As the route runs it: the one event-stream helper reports the failure and ends the stream.
+    await runEventStream(stream, () => streamPing(runner, target, stream));
     expect(frames).toEqual([
       { data: { message: 'ping: connect: Network is unreachable' }, event: 'error' },
     ]);

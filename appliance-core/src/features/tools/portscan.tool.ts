@@ -5,7 +5,8 @@
  */
 import type { Target } from '../../platform/net/targets.js';
 import { SYSTEM_TOOLS } from '../../platform/process/system-tools.js';
-import { errorText, failureText, type ToolRunner } from './tools.runtime.js';
+import { ToolFailure } from '../../platform/process/tool-failure.js';
+import { failureText, type ToolRunner } from './tools.runtime.js';
 
 export const MAX_PORT_ITEMS = 100;
 
@@ -64,11 +65,11 @@ export function nmapArgs(
   ];
 }
 
+/** A scan that ran, or ran out of its time budget (an answer, not a failure, in the spec). */
 export type PortscanOutcome =
-  | { kind: 'done'; output: string }
-  | { kind: 'timeout'; message: string }
-  | { kind: 'failed'; message: string };
+  { kind: 'done'; output: string } | { kind: 'timeout'; message: string };
 
+/** Scans; throws a ToolFailure when nmap could not run or failed. */
 export async function portscan(
   runner: ToolRunner,
   target: Target,
@@ -78,16 +79,11 @@ export async function portscan(
   signal?: AbortSignal,
 ): Promise<PortscanOutcome> {
   const budget = runner.options.portscanBudgetMs;
-  let result;
-  try {
-    result = await runner.run(SYSTEM_TOOLS.nmap, {
-      args: nmapArgs(target, ports, timing, service),
-      timeoutMs: budget,
-      ...(signal ? { signal } : {}),
-    });
-  } catch (err) {
-    return { kind: 'failed', message: errorText(err) };
-  }
+  const result = await runner.run(SYSTEM_TOOLS.nmap, {
+    args: nmapArgs(target, ports, timing, service),
+    timeoutMs: budget,
+    ...(signal ? { signal } : {}),
+  });
   if (result.timedOut) {
     const seconds = Math.max(1, Math.round(budget / 1000));
     return {
@@ -98,6 +94,6 @@ export async function portscan(
   // nmap exits 0 when it could not resolve its only target: that is a failure too.
   const nothingScanned = /\b0 IP addresses\b/.test(result.stdout) && result.stderr.trim() !== '';
   if (result.code !== 0 || nothingScanned)
-    return { kind: 'failed', message: failureText(SYSTEM_TOOLS.nmap, result, budget) };
+    throw new ToolFailure(failureText(SYSTEM_TOOLS.nmap, result, budget));
   return { kind: 'done', output: result.stdout };
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseTarget, type Target } from '../../platform/net/targets.js';
-import { mtrArgs, parseMtrLine, streamMtr } from './mtr.engine.js';
+import { runEventStream } from '../../platform/http/define-route.js';
+import type { EventStream } from '../../platform/http/sse.js';
+import { mtrArgs, MTR_STREAM_END, parseMtrLine, streamMtr } from './mtr.tool.js';
 import { recordingStream, ScriptedRunner } from './testing/scripted-runner.js';
 
 describe('mtr --raw lines', () => {
@@ -37,8 +39,11 @@ describe('mtr --raw lines', () => {
   });
 });
 
-describe('mtr engine outcomes', () => {
+describe('mtr tool outcomes', () => {
   const target = parseTarget('192.0.2.1') as Target;
+  /** As the route runs it: failures reported by the one event-stream helper, then the end frame. */
+  const run = (runner: ScriptedRunner, stream: EventStream) =>
+    runEventStream(stream, () => streamMtr(runner, target, stream), { last: MTR_STREAM_END });
 
   it('streams frames, one host frame per hop and address, then stream-complete', async () => {
     const { stream, frames, isClosed } = recordingStream();
@@ -53,7 +58,7 @@ describe('mtr engine outcomes', () => {
       'd 1 example',
       'x 0 33002',
     ];
-    await streamMtr(new ScriptedRunner({ lines }), target, stream);
+    await run(new ScriptedRunner({ lines }), stream);
     expect(frames).toEqual([
       { data: { type: 'sent', hop: 1 }, event: undefined },
       { data: { type: 'host', hop: 1, host: '192.0.2.254' }, event: undefined },
@@ -69,12 +74,11 @@ describe('mtr engine outcomes', () => {
 
   it('sends the error event before stream-complete when mtr fails', async () => {
     const { stream, frames } = recordingStream();
-    await streamMtr(
+    await run(
       new ScriptedRunner({
         code: 1,
         stderr: 'mtr: Failed to resolve host: nowhere.example: Name or service not known\n',
       }),
-      target,
       stream,
     );
     expect(frames).toEqual([
@@ -90,9 +94,8 @@ describe('mtr engine outcomes', () => {
 
   it('treats a run past its time limit as a failure, after the frames it produced', async () => {
     const { stream, frames } = recordingStream();
-    await streamMtr(
+    await run(
       new ScriptedRunner({ code: null, signal: 'SIGTERM', timedOut: true, lines: ['x 0 1'] }),
-      target,
       stream,
     );
     expect(frames.map((f) => f.event)).toEqual([undefined, 'error', 'stream-complete']);

@@ -11,8 +11,9 @@
  */
 import { isIpLiteral, type Target } from '../../platform/net/targets.js';
 import { SYSTEM_TOOLS } from '../../platform/process/system-tools.js';
+import { ToolFailure } from '../../platform/process/tool-failure.js';
 import type { TraceHop } from './tools.schema.js';
-import { errorText, failureText, type ToolRunner } from './tools.runtime.js';
+import { failureText, type ToolRunner } from './tools.runtime.js';
 
 export const MAX_HOPS = 10;
 export const TRACE_BUDGET_MS = 90_000;
@@ -74,26 +75,20 @@ export function tracepathArgs(target: Target): string[] {
   return ['-n', '-m', String(MAX_HOPS), '--', target.value];
 }
 
-export class TraceFailure extends Error {}
-
+/** The hops to a target; throws a ToolFailure when tracepath could not run or found none. */
 export async function traceroute(
   runner: ToolRunner,
   target: Target,
   signal?: AbortSignal,
 ): Promise<TraceHop[]> {
-  let result;
-  try {
-    result = await runner.run(SYSTEM_TOOLS.tracepath, {
-      args: tracepathArgs(target),
-      timeoutMs: TRACE_BUDGET_MS,
-      ...(signal ? { signal } : {}),
-    });
-  } catch (err) {
-    throw new TraceFailure(errorText(err));
-  }
+  const result = await runner.run(SYSTEM_TOOLS.tracepath, {
+    args: tracepathArgs(target),
+    timeoutMs: TRACE_BUDGET_MS,
+    ...(signal ? { signal } : {}),
+  });
   const hops = parseTracepath(result.stdout);
   if (hops.length === 0)
-    throw new TraceFailure(failureText(SYSTEM_TOOLS.tracepath, result, TRACE_BUDGET_MS));
+    throw new ToolFailure(failureText(SYSTEM_TOOLS.tracepath, result, TRACE_BUDGET_MS));
   return Promise.all(
     hops.map(async (hop) => ({
       ...hop,
