@@ -64,15 +64,13 @@ export class TrackerWidgets {
     return [...this.sources.values()]
       .sort((a, b) => a.widgetId - b.widgetId)
       .flatMap((source) =>
-        source
-          .trackerIds(deviceId)
-          .map((trackerId) => ({
-            trackerId,
-            trackerTable: source.trackerTable,
-            widgetId: source.widgetId,
-            w: source.w,
-            h: source.h,
-          })),
+        source.trackerIds(deviceId).map((trackerId) => ({
+          trackerId,
+          trackerTable: source.trackerTable,
+          widgetId: source.widgetId,
+          w: source.w,
+          h: source.h,
+        })),
       );
   }
 }

@@ -1,17 +1,10 @@
 /**
  * What the crawl reads out of a walk: IF-MIB interfaces and HOST-RESOURCES-MIB disks (the
- * end-to-end crawl against snmpd is in snmp.routes.test.ts), and the SNMP configuration rules.
+ * end-to-end crawl against snmpd is in snmp.routes.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { SecretBox } from '../../platform/security/secret-box.js';
-import { parseDisks, parseInterfaces, tableRows } from './crawl.engine.js';
-import {
-  mergeSnmpConfig,
-  normalizeAuthProtocol,
-  normalizePrivProtocol,
-  probeTargetOf,
-} from './snmp-config.js';
-import type { DecodedVarbind } from './snmp.client.js';
+import { parseDisks, parseInterfaces } from './crawl.engine.js';
+import type { DecodedVarbind } from '../../platform/snmp/snmp.client.js';
 
 const vb = (oid: string, type: string, value: DecodedVarbind['value']): DecodedVarbind => ({
   oid,
@@ -26,20 +19,6 @@ const hr = (column: number, index: number, type: string, value: DecodedVarbind['
   vb(`1.3.6.1.2.1.25.2.3.1.${column}.${index}`, type, value);
 
 describe('crawl parsing', () => {
-  it('groups a table walk into rows by index and column', () => {
-    const rows = tableRows(
-      [
-        ifEntry(2, 1, 'OctetString', 'lo'),
-        ifEntry(2, 10, 'OctetString', 'eth0'),
-        ifEntry(3, 10, 'Integer', 6),
-        vb('1.3.6.1.2.1.1.5.0', 'OctetString', 'x'),
-      ],
-      '1.3.6.1.2.1.2.2.1',
-    );
-    expect([...rows.keys()]).toEqual([1, 10]);
-    expect(rows.get(10)?.get(3)?.value).toBe(6);
-  });
-
   it('reads interfaces: ifName before ifDescr, ifHighSpeed above 4 Gbit/s, MACs from binary or printable octets', () => {
     const interfaces = parseInterfaces([
       ifEntry(1, 1, 'Integer', 1),
@@ -135,99 +114,5 @@ describe('crawl parsing', () => {
         available: 0,
       },
     ]);
-  });
-});
-
-describe('SNMP configuration rules', () => {
-  const box = new SecretBox(Buffer.alloc(32, 3));
-
-  it('normalizes protocol names', () => {
-    expect(['sha', 'SHA1', 'sha-256', 'SHA_512', 'md5'].map(normalizeAuthProtocol)).toEqual([
-      'SHA',
-      'SHA',
-      'SHA256',
-      'SHA512',
-      'MD5',
-    ]);
-    expect(['aes', 'AES-128', 'aes-256', 'AES256C', 'des'].map(normalizePrivProtocol)).toEqual([
-      'AES',
-      'AES',
-      'AES256B',
-      'AES256R',
-      'DES',
-    ]);
-    expect([
-      normalizeAuthProtocol('SHA3'),
-      normalizePrivProtocol('3DES'),
-      normalizeAuthProtocol(''),
-    ]).toEqual([null, null, null]);
-  });
-
-  it('merges a write over the stored configuration: omitted fields keep, secrets seal', () => {
-    const first = mergeSnmpConfig(box, null, { snmp_version: '2c', snmp_community: 'public' });
-    expect('config' in first && first.config).toMatchObject({
-      snmp_version: 2,
-      snmp_port: 161,
-      snmp_community: expect.stringMatching(/^v1:/),
-    });
-    const stored = (first as { config: never }).config;
-    const second = mergeSnmpConfig(box, stored, { snmp_port: 1161 });
-    expect('config' in second && box.open(second.config.snmp_community as string)).toBe('public');
-    expect('config' in second && second.config.snmp_port).toBe(1161);
-    expect(
-      mergeSnmpConfig(box, stored, {
-        snmp_version: 3,
-        snmp_v3_security: 'noAuthNoPriv',
-        authuser: 'u',
-      }),
-    ).toMatchObject({ config: { snmp_version: 3, authuser: 'u' } });
-  });
-
-  it('builds a probe target from sent plaintext or the stored secrets', () => {
-    const stored = (
-      mergeSnmpConfig(box, null, {
-        snmp_version: 3,
-        snmp_v3_security: 'authPriv',
-        authuser: 'u',
-        authprot: 'SHA',
-        authpass: 'stored-auth',
-        privprot: 'AES',
-        privpass: 'stored-priv',
-      }) as { config: never }
-    ).config;
-    expect(
-      probeTargetOf(
-        box,
-        '127.0.0.1',
-        {
-          snmp_version: 3,
-          snmp_v3_security: 'authPriv',
-          authuser: 'u',
-          authprot: 'SHA',
-          authpass: { __encrypted__: true },
-          privprot: 'AES',
-          privpass: 'sent-priv',
-        },
-        stored,
-      ),
-    ).toEqual({
-      target: {
-        host: '127.0.0.1',
-        port: 161,
-        version: 3,
-        community: null,
-        security: 'authPriv',
-        user: 'u',
-        authProtocol: 'SHA',
-        authKey: 'stored-auth',
-        privProtocol: 'AES',
-        privKey: 'sent-priv',
-      },
-    });
-    expect(probeTargetOf(box, '127.0.0.1', { snmp_version: 2 }, null)).toEqual({
-      errors: {
-        'snmpconfig.snmp_community': ['The snmp community field is required for SNMP v1 and v2c.'],
-      },
-    });
   });
 });

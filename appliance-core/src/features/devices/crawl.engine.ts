@@ -15,7 +15,8 @@ import type { Scheduler } from '../../platform/scheduler/scheduler.js';
 import type { SecretBox } from '../../platform/security/secret-box.js';
 import type { Clock } from '../../platform/time/time.js';
 import { findDevice, findSnmpConfig, recordCrawl, snmpDeviceIds } from './devices.repository.js';
-import { snmpTargetOf } from './snmp-config.js';
+import { snmpTargetOf } from '../../platform/snmp/snmp-config.js';
+import { numberOf, tableRows, textOf } from '../../platform/snmp/snmp-table.js';
 import {
   hexOf,
   oidUnder,
@@ -24,7 +25,7 @@ import {
   type DecodedVarbind,
   type SnmpTiming,
   type WalkOptions,
-} from './snmp.client.js';
+} from '../../platform/snmp/snmp.client.js';
 import {
   upsertCrawledDisks,
   upsertCrawledInterfaces,
@@ -64,35 +65,8 @@ export interface CrawlResult {
   sysName: string | null;
 }
 
-/** Rows of a conceptual table: index -> column -> value (single-component indexes). */
-export function tableRows(
-  varbinds: readonly DecodedVarbind[],
-  entryOid: string,
-): Map<number, Map<number, DecodedVarbind>> {
-  const rows = new Map<number, Map<number, DecodedVarbind>>();
-  for (const varbind of varbinds) {
-    if (!oidUnder(varbind.oid, entryOid)) continue;
-    const [column, index, ...rest] = varbind.oid
-      .slice(entryOid.length + 1)
-      .split('.')
-      .map(Number);
-    if (column === undefined || index === undefined || rest.length > 0 || !Number.isInteger(index))
-      continue;
-    let row = rows.get(index);
-    if (!row) rows.set(index, (row = new Map<number, DecodedVarbind>()));
-    row.set(column, varbind);
-  }
-  return rows;
-}
-
-const num = (v: DecodedVarbind | undefined): number | null =>
-  v && typeof v.value === 'number'
-    ? v.value
-    : v && typeof v.value === 'string' && /^\d+$/.test(v.value)
-      ? Number(v.value)
-      : null;
-const text = (v: DecodedVarbind | undefined): string | null =>
-  v && v.value !== null && v.value !== '' ? String(v.value) : null;
+const num = numberOf;
+const text = textOf;
 
 /** A MAC from ifPhysAddress: net-snmp's octets, shown as printable text only when they happened to be printable. */
 function macOf(v: DecodedVarbind | undefined): string | null {

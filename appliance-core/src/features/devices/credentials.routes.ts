@@ -24,8 +24,12 @@ import {
   CredentialSaved,
   LegacyMessage,
 } from './devices.schema.js';
-import { MIN_V3_PASSPHRASE, normalizeAuthProtocol, normalizePrivProtocol } from './snmp-config.js';
-import { AUTH_PROTOCOLS, PRIV_PROTOCOLS } from './snmp.client.js';
+import {
+  MIN_V3_PASSPHRASE,
+  normalizeAuthProtocol,
+  normalizePrivProtocol,
+} from '../../platform/snmp/snmp-config.js';
+import { AUTH_PROTOCOLS, PRIV_PROTOCOLS } from '../../platform/snmp/snmp.client.js';
 
 const TAGS = ['devices'];
 const LEGACY: RouteErrors = { validation: 'legacy', failure: 'legacy' };

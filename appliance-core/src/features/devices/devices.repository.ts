@@ -3,6 +3,7 @@
  * Secrets arrive here sealed and leave sealed.
  */
 import type { DB } from '../../platform/db/database.js';
+import type { SnmpConfigRow } from '../../platform/snmp/snmp-config.js';
 import type { DeviceTag } from './devices.schema.js';
 
 export const APPLIANCE_DEVICE_ID = 1;
@@ -259,31 +260,6 @@ export function profileExists(db: DB, profile: string): boolean {
 }
 
 // --- SNMP configuration ---------------------------------------------------------------------
-
-/** The stored SNMP configuration; secret columns hold sealed values. */
-export interface SnmpConfigRow {
-  snmp_version: 1 | 2 | 3;
-  snmp_port: number;
-  snmp_community: string | null;
-  snmp_v3_security: 'noAuthNoPriv' | 'authNoPriv' | 'authPriv' | null;
-  authuser: string | null;
-  authpass: string | null;
-  authprot: string | null;
-  privpass: string | null;
-  privprot: string | null;
-}
-
-export const SNMP_COLUMNS = [
-  'snmp_version',
-  'snmp_port',
-  'snmp_community',
-  'snmp_v3_security',
-  'authuser',
-  'authpass',
-  'authprot',
-  'privpass',
-  'privprot',
-] as const;
 
 export interface DeviceSnmpRow extends SnmpConfigRow {
   device_id: number;

@@ -46,8 +46,8 @@ import {
   TestSnmpResult,
 } from './devices.schema.js';
 import { canonicalIp, DeviceRuleError, type DevicesService } from './devices.service.js';
-import { maskSnmpConfig, probeTargetOf } from './snmp-config.js';
-import { probeSystem, SnmpError, withSnmpSession } from './snmp.client.js';
+import { maskSnmpConfig, probeTargetOf } from '../../platform/snmp/snmp-config.js';
+import { probeSystem, SnmpError, withSnmpSession } from '../../platform/snmp/snmp.client.js';
 
 const TAGS = ['devices'];
 const DEVICE_NOT_FOUND = 'Device not found';

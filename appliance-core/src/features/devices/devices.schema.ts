@@ -3,7 +3,11 @@
  * profiles, Autodiscovery credentials, Pending devices, Network tools > SNMP walks).
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { AUTH_PROTOCOLS, PRIV_PROTOCOLS, V3_SECURITY_LEVELS } from './snmp.client.js';
+import {
+  AUTH_PROTOCOLS,
+  PRIV_PROTOCOLS,
+  V3_SECURITY_LEVELS,
+} from '../../platform/snmp/snmp.client.js';
 
 // --- shared pieces ------------------------------------------------------------------------
 

@@ -37,7 +37,6 @@ import {
   updateDevice,
   type DeviceFields,
   type DeviceRow,
-  type SnmpConfigRow,
   type TagRow,
 } from './devices.repository.js';
 import {
@@ -48,7 +47,7 @@ import {
   type TagIn,
 } from './devices.schema.js';
 import { deletePending, pendingTagIds, type PendingRow } from './pending.repository.js';
-import { mergeSnmpConfig } from './snmp-config.js';
+import { mergeSnmpConfig, type SnmpConfigRow } from '../../platform/snmp/snmp-config.js';
 import {
   diskRecord,
   diskTrackersOfDevices,

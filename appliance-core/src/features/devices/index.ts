@@ -6,8 +6,8 @@
  *   device adds its clean-up to device deletion (one transaction with the device row).
  * - `provideDeviceRelation` / `provideDeviceSection` / `registerDeviceLogStats`: a feature adds
  *   its data to GET /api/devices, GET /api/device/{device} and GET /api/device/{device}/stats.
- * - The interface and disk tracker repositories (trackers build endpoints and pollers on them),
- *   the SNMP client, and the helpers discovery uses to record pending devices.
+ * - The interface and disk tracker repositories (trackers build endpoints and pollers on them)
+ *   and the helpers discovery uses to record pending devices (SNMP itself is platform/snmp).
  * - Writes as data (`DEVICE_REACHABILITY_SQL`, `DISK_READING_SQL` and their parameter helpers)
  *   for the trackers' storage writer, which runs them on its own connection.
  */
@@ -41,7 +41,6 @@ export {
   findSnmpConfig,
   tagIdsOfDevice,
   type DeviceRow,
-  type SnmpConfigRow,
 } from './devices.repository.js';
 export {
   credentialAttempts,
@@ -52,20 +51,6 @@ export {
   type CredentialRow,
 } from './credentials.repository.js';
 export { recordDiscoveredHosts, type DiscoveredHost } from './pending.repository.js';
-export { snmpTargetOf } from './snmp-config.js';
-export {
-  AUTH_PROTOCOLS,
-  PRIV_PROTOCOLS,
-  probeSystem,
-  SnmpError,
-  SnmpSession,
-  SYSTEM_OIDS,
-  withSnmpSession,
-  type DecodedVarbind,
-  type SnmpTarget,
-  type SnmpTiming,
-  type SystemInfo,
-} from './snmp.client.js';
 export {
   deleteDiskTracker,
   deleteInterfaceTracker,

@@ -46,8 +46,12 @@ import {
   normalizeAuthProtocol,
   normalizePrivProtocol,
   normalizeVersion,
-} from './snmp-config.js';
-import { AUTH_PROTOCOLS, PRIV_PROTOCOLS, V3_SECURITY_LEVELS } from './snmp.client.js';
+} from '../../platform/snmp/snmp-config.js';
+import {
+  AUTH_PROTOCOLS,
+  PRIV_PROTOCOLS,
+  V3_SECURITY_LEVELS,
+} from '../../platform/snmp/snmp.client.js';
 
 const TAGS = ['devices'];
 const LEGACY: RouteErrors = { validation: 'legacy', failure: 'legacy' };

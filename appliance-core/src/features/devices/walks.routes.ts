@@ -16,8 +16,8 @@ import {
   WalkTargetParams,
 } from './devices.schema.js';
 import type { DevicesService } from './devices.service.js';
-import { snmpTargetOf } from './snmp-config.js';
-import { SnmpError, withSnmpSession, type WalkOptions } from './snmp.client.js';
+import { snmpTargetOf } from '../../platform/snmp/snmp-config.js';
+import { SnmpError, withSnmpSession, type WalkOptions } from '../../platform/snmp/snmp.client.js';
 
 const INVALID_DEVICE = 'Invalid device specified';
 /** A live walk covers the agent's whole view, within these bounds. */

@@ -10,8 +10,10 @@
  */
 import type { CoreContext } from '../../platform/context.js';
 import type { JobSpec, Scheduler } from '../../platform/scheduler/scheduler.js';
-import { findSnmpConfig, snmpTargetOf, type SnmpTiming } from '../devices/index.js';
-import { pingBatch } from './icmp.poller.js';
+import { fpingLatency } from '../../platform/net/fping.js';
+import { snmpTargetOf } from '../../platform/snmp/snmp-config.js';
+import type { SnmpTiming } from '../../platform/snmp/snmp.client.js';
+import { findSnmpConfig } from '../devices/index.js';
 import { pollDevice, rateOf, type SnmpRequest } from './snmp.poller.js';
 import { checkPort } from './tcp.poller.js';
 import {
@@ -263,7 +265,7 @@ export class TrackersEngine implements TrackerChanges {
     const now = clock.now();
     let readings;
     try {
-      readings = await pingBatch(
+      readings = await fpingLatency(
         rows.map((r) => r.ip_address),
         signal,
         { probes: this.options.probes, timeoutMs },

@@ -169,12 +169,10 @@ export class TrackersService {
             timestamp: ts(p.ts),
             value: p.a === null ? null : String(round(p.a)),
           }))
-        : this.samples
-            .raw('oid', row.id, window.start, window.end)
-            .map((p) => ({
-              timestamp: ts(p.ts),
-              value: p.extra === null || p.extra === undefined ? null : String(p.extra),
-            }));
+        : this.samples.raw('oid', row.id, window.start, window.end).map((p) => ({
+            timestamp: ts(p.ts),
+            value: p.extra === null || p.extra === undefined ? null : String(p.extra),
+          }));
     if (points.length === 0 && row.value !== null && row.last_polled_at !== null)
       return [{ timestamp: ts(row.last_polled_at), value: row.value }];
     return points;
