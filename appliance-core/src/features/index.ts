@@ -57,7 +57,7 @@ export function createFeatures(ctx: CoreContext): Features {
     log: ctx.log,
     scheduler,
   });
-  const widgets = new TrackerWidgets(ctx.db);
+  const widgets = new TrackerWidgets();
   const trackers = new TrackersService(ctx.db, (err) =>
     ctx.log.error({ err }, 'tracker samples write failed'),
   );

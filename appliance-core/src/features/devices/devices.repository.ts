@@ -129,24 +129,46 @@ export function deviceIpSet(db: DB): Set<string> {
   );
 }
 
+// --- writes other features queue on the storage writer ------------------------------------
+
+const REACHABILITY_SQL = 'UPDATE devices SET reachability = ?, reachability_at = ? WHERE id = ?';
+
 /**
- * The reachability update as data (SQL and its parameters), for a writer on another connection
- * (the trackers' storage writer). It writes only `reachability` and `reachability_at`, which the
- * device list cache does not watch (devices.service.ts): keep it so.
+ * The statements of this feature's tables that other features queue on the storage writer (it
+ * runs them on its own connection). `devices.reachability` writes only `reachability` and
+ * `reachability_at`, which no TEMP-trigger cache of the main connection watches (the device list
+ * and the IP map watch other columns): keep it so.
  */
-export const DEVICE_REACHABILITY_SQL =
-  'UPDATE devices SET reachability = ?, reachability_at = ? WHERE id = ?';
-export const deviceReachabilityParams = (deviceId: number, latency: number, now: number) =>
+const DEVICE_WRITES: Readonly<Record<string, string>> = {
+  'devices.reachability': REACHABILITY_SQL,
+};
+
+/** Defines this feature's statements on a storage writer (idempotent). */
+export function registerDeviceWrites(writer: { define(name: string, sql: string): void }): void {
+  for (const [name, sql] of Object.entries(DEVICE_WRITES)) writer.define(name, sql);
+}
+
+/** Latency >= 0 is up, -1 is down (spec part 2, States). */
+const reachabilityParams = (deviceId: number, latency: number, now: number) =>
   [latency >= 0 ? 'up' : 'down', now, deviceId] as const;
 
-/** Records the latest latency reading: latency >= 0 is up, -1 is down (spec part 2, States). */
+/** A latency reading's reachability update, as a named write for the storage writer. */
+export function deviceReachabilityWrite(
+  deviceId: number,
+  latency: number,
+  now: number,
+): [name: 'devices.reachability', params: (string | number)[]] {
+  return ['devices.reachability', [...reachabilityParams(deviceId, latency, now)]];
+}
+
+/** Records the latest latency reading on this connection (tests and fixtures). */
 export function setDeviceReachability(
   db: DB,
   deviceId: number,
   latency: number,
   now: number,
 ): void {
-  db.prepare(DEVICE_REACHABILITY_SQL).run(...deviceReachabilityParams(deviceId, latency, now));
+  db.prepare(REACHABILITY_SQL).run(...reachabilityParams(deviceId, latency, now));
 }
 
 // --- tags -----------------------------------------------------------------------------------

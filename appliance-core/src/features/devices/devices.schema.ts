@@ -136,37 +136,6 @@ export const SnmpConfigOut = Type.Object({
 });
 export type SnmpConfigOut = Static<typeof SnmpConfigOut>;
 
-// --- trackers created by the crawl ----------------------------------------------------------
-
-export const InterfaceTrackerRecord = Type.Object({
-  id: Type.Integer(),
-  device_id: Type.Integer(),
-  interface: Type.Integer({ description: 'ifIndex' }),
-  name: Type.String(),
-  description: Type.String(),
-  interval: Type.Integer({ description: 'seconds' }),
-  enable_logging: Type.Boolean(),
-  type: Nullable(Type.Integer({ description: 'ifType' })),
-  speed: Nullable(Type.Integer({ description: 'bits per second' })),
-  mac: Nullable(Type.String()),
-  admin_status: Nullable(Type.Integer()),
-  oper_status: Nullable(Type.Integer()),
-});
-export type InterfaceTrackerRecord = Static<typeof InterfaceTrackerRecord>;
-
-export const DiskTrackerRecord = Type.Object({
-  id: Type.Integer(),
-  device_id: Type.Integer(),
-  name: Type.String(),
-  index: Type.Integer({ description: 'hrStorageIndex' }),
-  freespace_oid: Type.String(),
-  interval: Type.Integer({ description: 'seconds' }),
-  enable_logging: Type.Boolean(),
-  available: Nullable(Type.Integer({ description: 'bytes' })),
-  total: Nullable(Type.Integer({ description: 'bytes' })),
-});
-export type DiskTrackerRecord = Static<typeof DiskTrackerRecord>;
-
 // --- walks ----------------------------------------------------------------------------------
 
 export const DecodedVarbind = Type.Object({

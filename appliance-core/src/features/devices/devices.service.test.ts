@@ -62,8 +62,6 @@ describe('device delete cascade', () => {
     );
     expect(devices.deviceCleanupNames()).toEqual([
       'walks',
-      'interface-trackers',
-      'disk-trackers',
       'snmp-config',
       'pending-duplicates',
       'tags',

@@ -18,7 +18,7 @@ import type { Identity } from '../../platform/http/identity.js';
 import { deviceInScope, deviceScopeSql } from '../../platform/http/scoping.js';
 import type { Scheduler } from '../../platform/scheduler/scheduler.js';
 import { toIso } from '../../platform/time/time.js';
-import { CrawlEngine } from './crawl.engine.js';
+import { CrawlEngine, type CrawlHandler } from './crawl.engine.js';
 import {
   APPLIANCE_DEVICE_ID,
   deleteDeviceRow,
@@ -48,14 +48,6 @@ import {
 } from './devices.schema.js';
 import { deletePending, pendingTagIds, type PendingRow } from './pending.repository.js';
 import { mergeSnmpConfig, type SnmpConfigRow } from '../../platform/snmp/snmp-config.js';
-import {
-  diskRecord,
-  diskTrackersOfDevices,
-  interfaceRecord,
-  interfaceTrackersOfDevices,
-  listDiskTrackers,
-  listInterfaceTrackers,
-} from './trackers.repository.js';
 import { WalksRepository } from './walks.repository.js';
 
 /** Relations GET /api/devices eager-loads on request (query flags of the same name). */
@@ -180,14 +172,6 @@ export class DevicesService {
       (id) => this.crawl.unschedule(id),
     );
     this.registerDeviceCleanup(
-      'interface-trackers',
-      (id) => void db.prepare('DELETE FROM interface_trackers WHERE device_id = ?').run(id),
-    );
-    this.registerDeviceCleanup(
-      'disk-trackers',
-      (id) => void db.prepare('DELETE FROM disk_trackers WHERE device_id = ?').run(id),
-    );
-    this.registerDeviceCleanup(
       'snmp-config',
       (id) => void db.prepare('DELETE FROM device_snmp WHERE device_id = ?').run(id),
     );
@@ -228,20 +212,11 @@ export class DevicesService {
     this.relations.set('walks', (ids) => this.walks.summaries(ids));
     this.relations.set(
       'interfaces',
-      (ids) =>
-        new Map(
-          [...interfaceTrackersOfDevices(db, ids)].map(([id, rows]) => [
-            id,
-            rows.map(interfaceRecord),
-          ]),
-        ),
+      empty(() => []),
     );
     this.relations.set(
       'disks',
-      (ids) =>
-        new Map(
-          [...diskTrackersOfDevices(db, ids)].map(([id, rows]) => [id, rows.map(diskRecord)]),
-        ),
+      empty(() => []),
     );
     this.sections.set('alerts', () => []);
     this.sections.set('syslogconfig', () => ({ severity: null }));
@@ -249,12 +224,8 @@ export class DevicesService {
     this.sections.set('ping', () => []);
     this.sections.set('oids', () => []);
     this.sections.set('ports', () => []);
-    this.sections.set('interfaces', (id) =>
-      listInterfaceTrackers(db, id).map((row) => ({ ...interfaceRecord(row), logs: [] })),
-    );
-    this.sections.set('disks', (id) =>
-      listDiskTrackers(db, id).map((row) => ({ ...diskRecord(row), logs: [] })),
-    );
+    this.sections.set('interfaces', () => []);
+    this.sections.set('disks', () => []);
   }
 
   // --- extension points -----------------------------------------------------------------------
@@ -271,6 +242,14 @@ export class DevicesService {
   ): void {
     if (this.cleanups.has(name)) throw new Error(`device clean-up ${name} is already registered`);
     this.cleanups.set(name, { purge, after });
+  }
+
+  /**
+   * Adds a feature's share of every device crawl: the subtrees it needs walked and what it stores
+   * from them, inside the crawl's transaction (the trackers feature: interface and disk trackers).
+   */
+  registerCrawlHandler(name: string, handler: CrawlHandler): void {
+    this.crawl.registerHandler(name, handler);
   }
 
   /** Names of the registered clean-ups, in the order they run. */

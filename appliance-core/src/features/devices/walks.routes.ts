@@ -8,7 +8,8 @@ import type { App } from '../../platform/http/http-server.js';
 import { allOf, type Identity } from '../../platform/http/identity.js';
 import { identityOf } from '../../platform/http/route-config.js';
 import { responses, StatusMessageBody } from '../../platform/http/schemas.js';
-import { findSnmpConfig, type DeviceRow } from './devices.repository.js';
+import { snmpTargetOfDevice } from './device-snmp.js';
+import type { DeviceRow } from './devices.repository.js';
 import {
   DeviceTextParams,
   LastWalkResult,
@@ -16,7 +17,6 @@ import {
   WalkTargetParams,
 } from './devices.schema.js';
 import type { DevicesService } from './devices.service.js';
-import { snmpTargetOf } from '../../platform/snmp/snmp-config.js';
 import { SnmpError, withSnmpSession, type WalkOptions } from '../../platform/snmp/snmp.client.js';
 
 const INVALID_DEVICE = 'Invalid device specified';
@@ -73,9 +73,8 @@ export async function walksRoutes(
     },
     async (request, reply) => {
       const device = deviceOf(identityOf(request), request.params.target);
-      const config = findSnmpConfig(db, device.id);
-      if (device.enable_snmp !== 1 || !config)
-        throw failure(200, 'SNMP is not enabled for this device');
+      const target = snmpTargetOfDevice(db, secrets, device.id);
+      if (!target) throw failure(200, 'SNMP is not enabled for this device');
       if (running >= LIVE_WALK_CONCURRENCY)
         throw failure(200, 'Another SNMP walk is running; try again when it has finished');
       running++;
@@ -87,10 +86,8 @@ export async function walksRoutes(
       reply.raw.once('close', onClose);
       const timestamp = clock.now();
       try {
-        const result = await withSnmpSession(
-          snmpTargetOf(secrets, device.ip_address, config),
-          LIVE_WALK_TIMING,
-          (session) => session.walk('1.3.6.1', { ...LIVE_WALK_BOUNDS, signal: controller.signal }),
+        const result = await withSnmpSession(target, LIVE_WALK_TIMING, (session) =>
+          session.walk('1.3.6.1', { ...LIVE_WALK_BOUNDS, signal: controller.signal }),
         );
         if (result.varbinds.length === 0) throw failure(200, 'SNMP walk returned nothing');
         const walk = devices.walks.insert({

@@ -11,9 +11,8 @@
 import type { CoreContext } from '../../platform/context.js';
 import type { JobSpec, Scheduler } from '../../platform/scheduler/scheduler.js';
 import { fpingLatency } from '../../platform/net/fping.js';
-import { snmpTargetOf } from '../../platform/snmp/snmp-config.js';
 import type { SnmpTiming } from '../../platform/snmp/snmp.client.js';
-import { findSnmpConfig } from '../devices/index.js';
+import { snmpTargetOfDevice } from '../devices/index.js';
 import { pollDevice, rateOf, type SnmpRequest } from './snmp.poller.js';
 import { checkPort } from './tcp.poller.js';
 import {
@@ -378,20 +377,12 @@ export class TrackersEngine implements TrackerChanges {
 
     await Promise.all(
       [...perDevice].map(async ([deviceId, request]) => {
-        const device = db
-          .prepare('SELECT ip_address, enable_snmp FROM devices WHERE id = ?')
-          .get(deviceId) as { ip_address: string; enable_snmp: number } | undefined;
-        const config = findSnmpConfig(db, deviceId);
-        if (!device || device.enable_snmp !== 1 || !config) return;
+        const target = snmpTargetOfDevice(db, this.ctx.secrets, deviceId);
+        if (!target) return;
         const now = this.ctx.clock.now();
         let readings;
         try {
-          readings = await pollDevice(
-            snmpTargetOf(this.ctx.secrets, device.ip_address, config),
-            this.options.snmpTiming,
-            request,
-            signal,
-          );
+          readings = await pollDevice(target, this.options.snmpTiming, request, signal);
         } catch (err) {
           this.counters.snmpFailures++;
           this.ctx.log.debug({ err, deviceId }, 'SNMP poll failed');

@@ -1,6 +1,6 @@
 /**
  * SQL of the latency, OID/service and port trackers and of the legacy alert records attached to
- * trackers. Interface and disk tracker rows belong to the devices feature (its repository).
+ * trackers (interface and disk trackers: interfaces.repository.ts, disks.repository.ts).
  */
 import type { DB } from '../../platform/db/database.js';
 import { deviceScopeSql } from '../../platform/http/scoping.js';
@@ -290,34 +290,6 @@ export function listPortIndex(db: DB, identity: Identity) {
     id: number;
     port: number;
     label: string;
-  }[];
-}
-
-// --- indexes of interfaces and disks (rows owned by the devices feature) ---------------------------
-
-export function listDiskIndex(db: DB, identity: Identity) {
-  const scope = deviceScopeSql(identity, 't.device_id');
-  return db
-    .prepare(
-      `SELECT t.device_id AS dev_id, d.label AS dev_label, t.id, t.name FROM disk_trackers t JOIN devices d ON d.id = t.device_id WHERE ${scope.sql} ORDER BY d.label, t.name`,
-    )
-    .all(...scope.params) as { dev_id: number; dev_label: string; id: number; name: string }[];
-}
-
-export function listInterfaceIndex(db: DB, identity: Identity) {
-  const scope = deviceScopeSql(identity, 't.device_id');
-  return db
-    .prepare(
-      `SELECT t.device_id AS dev_id, d.label AS dev_label, t.id, t.description, t.name, t.interface FROM interface_trackers t JOIN devices d ON d.id = t.device_id
-       WHERE t.enable_logging = 1 AND ${scope.sql} ORDER BY d.label, t.interface`,
-    )
-    .all(...scope.params) as {
-    dev_id: number;
-    dev_label: string;
-    id: number;
-    description: string;
-    name: string;
-    interface: number;
   }[];
 }
 

@@ -18,22 +18,25 @@ import {
 } from '../../platform/http/schemas.js';
 import { deviceInScope } from '../../platform/http/scoping.js';
 import { HOUR_MS } from '../../platform/time/time.js';
+import { findDevice, tagIdsOfDevice } from '../devices/index.js';
+import {
+  deleteDiskTracker,
+  diskRecord,
+  DISK_DEFAULT_INTERVAL,
+  findDiskTracker,
+  insertDiskTracker,
+  listDiskIndex,
+  listDiskTrackers,
+  updateDiskTracker,
+} from './disks.repository.js';
 import {
   deleteInterfaceTracker,
-  diskRecord,
-  findDevice,
-  insertDiskTracker,
-  interfaceRecord,
-  listDiskTrackers,
-  listInterfaceTrackers,
-  tagIdsOfDevice,
-  updateDiskTracker,
-  updateInterfaceTracker,
-  deleteDiskTracker,
-  findDiskTracker,
   findInterfaceTracker,
-  DISK_DEFAULT_INTERVAL,
-} from '../devices/index.js';
+  interfaceRecord,
+  listInterfaceIndex,
+  listInterfaceTrackers,
+  updateInterfaceTracker,
+} from './interfaces.repository.js';
 import {
   alertRecord,
   deviceFields,
@@ -45,8 +48,6 @@ import {
   insertPortTracker,
   LATENCY_DEFAULTS,
   latencyTrackerOfDevice,
-  listDiskIndex,
-  listInterfaceIndex,
   listLatencyIndex,
   listPortIndex,
   OID_DEFAULT_INTERVAL,

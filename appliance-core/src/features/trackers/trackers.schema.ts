@@ -1,7 +1,7 @@
 /**
  * TypeBox schemas of the tracker endpoints (spec part 2 > Trackers).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 export const BoolLike = Type.Unsafe<boolean | 0 | 1 | '0' | '1' | 'true' | 'false'>({
   enum: [true, false, 0, 1, '0', '1', 'true', 'false'],
@@ -133,3 +133,36 @@ export const InBodyStatus = Type.Object({
   message: Type.Optional(Type.Unknown()),
   data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+// --- records of the trackers the device crawl creates ---------------------------------------------
+
+export const InterfaceTrackerRecord = Type.Object({
+  id: Type.Integer(),
+  device_id: Type.Integer(),
+  interface: Type.Integer({ description: 'ifIndex' }),
+  name: Type.String(),
+  description: Type.String(),
+  interval: Type.Integer({ description: 'seconds' }),
+  enable_logging: Type.Boolean(),
+  type: Nullable(Type.Integer({ description: 'ifType' })),
+  speed: Nullable(Type.Integer({ description: 'bits per second' })),
+  mac: Nullable(Type.String()),
+  admin_status: Nullable(Type.Integer()),
+  oper_status: Nullable(Type.Integer()),
+});
+export type InterfaceTrackerRecord = Static<typeof InterfaceTrackerRecord>;
+
+export const DiskTrackerRecord = Type.Object({
+  id: Type.Integer(),
+  device_id: Type.Integer(),
+  name: Type.String(),
+  index: Type.Integer({ description: 'hrStorageIndex' }),
+  freespace_oid: Type.String(),
+  interval: Type.Integer({ description: 'seconds' }),
+  enable_logging: Type.Boolean(),
+  available: Nullable(Type.Integer({ description: 'bytes' })),
+  total: Nullable(Type.Integer({ description: 'bytes' })),
+});
+export type DiskTrackerRecord = Static<typeof DiskTrackerRecord>;

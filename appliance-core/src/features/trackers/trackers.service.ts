@@ -5,19 +5,21 @@
 import type { DB } from '../../platform/db/database.js';
 import { StorageWriter } from '../../platform/db/storage-writer.js';
 import { DAY_MS, HOUR_MS, toSqlDateTime } from '../../platform/time/time.js';
+import { formatBytes, type DevicesService, type DeviceWindow } from '../devices/index.js';
 import {
-  findDiskTracker,
-  findInterfaceTracker,
-  formatBytes,
-  listDiskTrackers,
-  listInterfaceTrackers,
   diskRecord,
-  interfaceRecord,
-  type DevicesService,
-  type DeviceWindow,
+  diskTrackersOfDevices,
+  findDiskTracker,
+  listDiskTrackers,
   type DiskTrackerRow,
+} from './disks.repository.js';
+import {
+  findInterfaceTracker,
+  interfaceRecord,
+  interfaceTrackersOfDevices,
+  listInterfaceTrackers,
   type InterfaceTrackerRow,
-} from '../devices/index.js';
+} from './interfaces.repository.js';
 import {
   SamplesRepository,
   ONE_HOUR,
@@ -39,6 +41,7 @@ import {
   type PortTrackerRow,
   type TrackerKind,
 } from './trackers.repository.js';
+import { trackerCrawlHandler } from './tracker-crawl.js';
 import { TrackerWrites } from './trackers.writes.js';
 
 /** What the trackers engine is told when a tracker changes through the API (no restart needed). */
@@ -267,9 +270,19 @@ export class TrackersService {
 
   // --- device integration -------------------------------------------------------------------------
 
-  /** Adds trackers to GET /api/devices, GET /api/device/{device}, its stats, and device deletion. */
+  /**
+   * Adds trackers to GET /api/devices, GET /api/device/{device}, its stats, the device crawl
+   * (interface and disk trackers) and device deletion.
+   */
   attachToDevices(devices: DevicesService, afterDelete: (deviceId: number) => void): void {
     const db = this.db;
+    devices.registerCrawlHandler('trackers', trackerCrawlHandler(db));
+    devices.provideDeviceRelation('interfaces', (ids) =>
+      fillMany(ids, interfaceTrackersOfDevices(db, ids), interfaceRecord),
+    );
+    devices.provideDeviceRelation('disks', (ids) =>
+      fillMany(ids, diskTrackersOfDevices(db, ids), diskRecord),
+    );
     devices.provideDeviceRelation('ping', (ids) =>
       fill(ids, latencyTrackersOfDevices(db, ids), latencyRecord, null),
     );
@@ -359,6 +372,8 @@ export class TrackersService {
         db.prepare('DELETE FROM latency_trackers WHERE device_id = ?').run(deviceId);
         db.prepare('DELETE FROM port_trackers WHERE device_id = ?').run(deviceId);
         db.prepare('DELETE FROM oid_trackers WHERE device_id = ?').run(deviceId);
+        db.prepare('DELETE FROM interface_trackers WHERE device_id = ?').run(deviceId);
+        db.prepare('DELETE FROM disk_trackers WHERE device_id = ?').run(deviceId);
       },
       (deviceId) => afterDelete(deviceId),
     );

@@ -1,9 +1,9 @@
 /**
  * What the crawl reads out of a walk: IF-MIB interfaces and HOST-RESOURCES-MIB disks (the
- * end-to-end crawl against snmpd is in snmp.routes.test.ts).
+ * end-to-end crawl against snmpd is in devices/snmp.routes.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { parseDisks, parseInterfaces } from './crawl.engine.js';
+import { parseDisks, parseInterfaces } from './tracker-crawl.js';
 import type { DecodedVarbind } from '../../platform/snmp/snmp.client.js';
 
 const vb = (oid: string, type: string, value: DecodedVarbind['value']): DecodedVarbind => ({
