@@ -90,7 +90,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await walksRoutes(app, ctx, { devices });
       await localnetsRoutes(app, ctx, { discovery });
       await dashboardsRoutes(app, ctx, { devices, widgets });
-      await trackersRoutes(app, ctx, { trackers });
+      await trackersRoutes(app, ctx, { trackers, devices });
       await urlMonitorsRoutes(app, ctx, { engine: urlMonitors });
     },
   };

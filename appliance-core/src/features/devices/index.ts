@@ -13,45 +13,25 @@
  * - `snmpTargetOfDevice`: a device's agent with its stored credentials (SNMP itself is
  *   platform/snmp); the credential sets and the pending-device recording discovery uses.
  */
-export {
-  DevicesService,
-  DEVICE_RELATIONS,
-  DEVICE_SECTIONS,
-  canonicalIp,
-  formatBytes,
-} from './devices.service.js';
-export type {
-  DeviceCleanup,
-  DeviceLogStats,
-  DeviceRelation,
-  DeviceSection,
-  DeviceWindow,
-  RelationLoader,
-  SectionProvider,
-} from './devices.service.js';
-export { DevicesEngine, walksHousekeeping } from './devices.engine.js';
+export { DevicesService, formatBytes } from './devices.service.js';
+export type { DeviceWindow } from './devices.service.js';
+export type { CrawlHandler } from './crawl.engine.js';
+export { DevicesEngine } from './devices.engine.js';
 export { devicesRoutes } from './devices.routes.js';
 export { credentialsRoutes } from './credentials.routes.js';
 export { pendingRoutes } from './pending.routes.js';
 export { walksRoutes } from './walks.routes.js';
 export {
-  APPLIANCE_DEVICE_ID,
   deviceIpSet,
   deviceReachabilityWrite,
   registerDeviceWrites,
-  findDevice,
-  tagIdsOfDevice,
   type DeviceRow,
 } from './devices.repository.js';
+export { snmpTargetOfDevice } from './device-snmp.js';
 export {
   credentialAttempts,
   existingCredentialIds,
   findCredential,
-  listCredentials,
-  type CredentialAttempt,
   type CredentialRow,
 } from './credentials.repository.js';
 export { recordDiscoveredHosts, type DiscoveredHost } from './pending.repository.js';
-export type { DiscoveryStatusRecord } from './devices.schema.js';
-export type { CrawlHandler } from './crawl.engine.js';
-export { snmpTargetOfDevice } from './device-snmp.js';

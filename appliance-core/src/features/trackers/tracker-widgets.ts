@@ -6,11 +6,9 @@ import type { DB } from '../../platform/db/database.js';
 import { WIDGET_IDS, type TrackerWidgets } from '../dashboards/index.js';
 import { listDiskTrackers } from './disks.repository.js';
 import { listInterfaceTrackers } from './interfaces.repository.js';
-import {
-  latencyTrackerOfDevice,
-  oidTrackersOfDevice,
-  portTrackersOfDevice,
-} from './trackers.repository.js';
+import { latencyTrackerOfDevice } from './latency.repository.js';
+import { oidTrackersOfDevice } from './oids.repository.js';
+import { portTrackersOfDevice } from './ports.repository.js';
 
 export function registerTrackerWidgets(widgets: TrackerWidgets, db: DB): void {
   widgets.register({

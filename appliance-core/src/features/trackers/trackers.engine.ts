@@ -15,13 +15,11 @@ import type { SnmpTiming } from '../../platform/snmp/snmp.client.js';
 import { snmpTargetOfDevice } from '../devices/index.js';
 import { pollDevice, rateOf, type SnmpRequest } from './snmp.poller.js';
 import { checkPort } from './tcp.poller.js';
-import {
-  alertsOf,
-  observeAlertState,
-  type LatencyTrackerRow,
-  type OidTrackerRow,
-  type PortTrackerRow,
-} from './trackers.repository.js';
+import { alertsOf, observeAlertState } from './alerts.repository.js';
+import { LINK_STATE_ALERT } from './interfaces.service.js';
+import type { LatencyTrackerRow } from './latency.repository.js';
+import type { OidTrackerRow } from './oids.repository.js';
+import type { PortTrackerRow } from './ports.repository.js';
 import type { TrackerChanges, TrackersService } from './trackers.service.js';
 
 type PolledKind = 'latency' | 'port' | 'disk' | 'interface' | 'oid';
@@ -60,7 +58,6 @@ export interface EngineCounters {
   alertsFired: number;
 }
 
-const INTERFACE_LINK = 'linkstate';
 const OPER_STATUS: Record<number, string> = {
   1: 'up',
   2: 'down',
@@ -447,7 +444,7 @@ export class TrackersEngine implements TrackerChanges {
           // when the state changed: a firing is never delayed by (or lost with) a queued write.
           if (reading.operStatus === null) continue;
           for (const alert of linkAlerts?.get(i.id) ?? []) {
-            if (alert.alert_type !== INTERFACE_LINK || alert.last_state === reading.operStatus)
+            if (alert.alert_type !== LINK_STATE_ALERT || alert.last_state === reading.operStatus)
               continue;
             const message = `Interface ${i.name} (ifIndex ${i.interface}) is ${OPER_STATUS[reading.operStatus] ?? reading.operStatus}`;
             if (observeAlertState(db, alert, reading.operStatus, message, now))

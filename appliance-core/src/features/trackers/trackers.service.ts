@@ -9,38 +9,42 @@ import { formatBytes, type DevicesService, type DeviceWindow } from '../devices/
 import {
   diskRecord,
   diskTrackersOfDevices,
-  findDiskTracker,
   listDiskTrackers,
   type DiskTrackerRow,
 } from './disks.repository.js';
 import {
-  findInterfaceTracker,
   interfaceRecord,
   interfaceTrackersOfDevices,
   listInterfaceTrackers,
   type InterfaceTrackerRow,
 } from './interfaces.repository.js';
 import {
+  SAMPLE_TABLES,
   SamplesRepository,
-  ONE_HOUR,
   type SampleKind,
   type SeriesPoint,
 } from './samples.repository.js';
+import { alertRecord, alertsOf, alertsOfDevices, type TrackerKind } from './alerts.repository.js';
+import { deleteTrackersOfDevice, trackerIdsOfDevice } from './device-trackers.repository.js';
 import {
-  alertRecord,
-  alertsOf,
-  alertsOfDevices,
+  latencyRecord,
   latencyTrackerOfDevice,
   latencyTrackersOfDevices,
+  type LatencyTrackerRow,
+} from './latency.repository.js';
+import {
+  oidRecord,
   oidTrackersOfDevice,
   oidTrackersOfDevices,
+  type OidTrackerRow,
+} from './oids.repository.js';
+import {
+  portRecord,
   portTrackersOfDevice,
   portTrackersOfDevices,
-  type LatencyTrackerRow,
-  type OidTrackerRow,
   type PortTrackerRow,
-  type TrackerKind,
-} from './trackers.repository.js';
+} from './ports.repository.js';
+import { notFound } from './tracker-access.js';
 import { trackerCrawlHandler } from './tracker-crawl.js';
 import { TrackerWrites } from './trackers.writes.js';
 
@@ -50,55 +54,7 @@ export interface TrackerChanges {
   removed(kind: 'latency' | 'port' | 'disk' | 'interface' | 'oid' | 'service', id: number): void;
 }
 
-export const ts = (ms: number) => toSqlDateTime(ms);
-
-export function latencyRecord(row: LatencyTrackerRow) {
-  return {
-    icmping_id: row.id,
-    id: row.id,
-    dev_id: row.device_id,
-    label: row.label,
-    interval: row.interval,
-    timeout: row.timeout,
-    lossout: row.lossout,
-    latency: row.latency,
-    loss: row.loss,
-    last_polled_at: row.last_polled_at === null ? null : ts(row.last_polled_at),
-  };
-}
-
-export function oidRecord(row: OidTrackerRow) {
-  return {
-    id: row.id,
-    device_id: row.device_id,
-    oid: row.oid,
-    label: row.label,
-    ...(row.kind === 'service' ? { name: row.name } : {}),
-    datatype: row.datatype,
-    interval: row.interval,
-    enable_logging: row.enable_logging === 1,
-    value: row.value,
-    last_polled_at: row.last_polled_at === null ? null : ts(row.last_polled_at),
-  };
-}
-
-export function portRecord(row: PortTrackerRow) {
-  return {
-    id: row.id,
-    device_id: row.device_id,
-    port: row.port,
-    state: row.state,
-    interval: row.interval,
-    enable_logging: row.enable_logging === 1,
-    label: row.label,
-    name: row.label,
-    latency: row.latency,
-    last_polled_at: row.last_polled_at === null ? null : ts(row.last_polled_at),
-  };
-}
-
-export const SERVICE_OID_PREFIX = 'Win32_Service::State.0.#Name!';
-export const serviceOidOf = (name: string) => `${SERVICE_OID_PREFIX}${name}`;
+const ts = (ms: number) => toSqlDateTime(ms);
 
 export class TrackersService {
   readonly samples: SamplesRepository;
@@ -160,7 +116,7 @@ export class TrackersService {
       timestamp: ts(p.ts),
       in_bps: Math.round(p.a ?? 0),
       out_bps: Math.round(p.b ?? 0),
-      ...(p.extra !== undefined ? { oper_status: p.extra } : {}),
+      ...(p.extra !== undefined ? { oper_status: p.extra as number | null } : {}),
     }));
   }
 
@@ -196,22 +152,20 @@ export class TrackersService {
     return { rows, size: formatBytes(bytes) };
   }
 
+  /** The storage estimate of a tracker the caller may see, else 404 `No stats found` (none stored, or not visible). */
+  storageOr404(kind: SampleKind, id: number, visible: boolean): { rows: number; size: string } {
+    const estimate = visible ? this.storage(kind, id) : null;
+    if (!estimate) throw notFound('No stats found');
+    return estimate;
+  }
+
   // --- statistics ---------------------------------------------------------------------------------
 
   /** Disk growth (used space, KB) and the fill time projected from the 7-day slope; null without logs. */
   diskStats(row: DiskTrackerRow, now: number) {
-    const latest = this.db
-      .prepare(
-        'SELECT ts, available, total FROM disk_samples WHERE tracker_id = ? ORDER BY ts DESC LIMIT 1',
-      )
-      .get(row.id) as { ts: number; available: number; total: number } | undefined;
+    const latest = this.samples.latestDisk(row.id);
     if (!latest) return null;
-    const firstSince = (since: number) =>
-      this.db
-        .prepare(
-          'SELECT ts, available, total FROM disk_samples WHERE tracker_id = ? AND ts >= ? ORDER BY ts LIMIT 1',
-        )
-        .get(row.id, since) as { ts: number; available: number; total: number } | undefined;
+    const firstSince = (since: number) => this.samples.firstDiskSince(row.id, since);
     const used = (s: { available: number; total: number }) => s.total - s.available;
     const growthKB = (since: number) => {
       const first = firstSince(since);
@@ -234,17 +188,7 @@ export class TrackersService {
 
   /** Latency averages, loss, uptime and monitoring duration (from the hourly rollups); null without logs. */
   latencyStats(row: LatencyTrackerRow, now: number) {
-    const since = (start: number) =>
-      this.db
-        .prepare(
-          'SELECT sum(n) AS n, sum(n_a) AS n_a, sum(sum_a) AS sum_a, sum(sum_b) AS sum_b FROM sample_rollups WHERE kind = ? AND tracker_id = ? AND resolution = ? AND ts >= ?',
-        )
-        .get('latency', row.id, ONE_HOUR, start - (start % ONE_HOUR)) as {
-        n: number | null;
-        n_a: number | null;
-        sum_a: number | null;
-        sum_b: number | null;
-      };
+    const since = (start: number) => this.samples.hourlyTotals('latency', row.id, start);
     const all = since(0);
     if (!all.n) return null;
     const day = since(now - DAY_MS);
@@ -330,61 +274,16 @@ export class TrackersService {
       (alertsOfDevices(db, [id]).get(id) ?? []).map(alertRecord),
     );
 
-    const idsOf = (sql: string, deviceId: number) =>
-      (db.prepare(sql).all(deviceId) as { id: number }[]).map((r) => r.id);
-    const kinds: { kind: SampleKind; sql: string; log: string }[] = [
-      {
-        kind: 'latency',
-        sql: 'SELECT id FROM latency_trackers WHERE device_id = ?',
-        log: 'latency_samples',
-      },
-      {
-        kind: 'port',
-        sql: 'SELECT id FROM port_trackers WHERE device_id = ?',
-        log: 'port_samples',
-      },
-      {
-        kind: 'oid',
-        sql: "SELECT id FROM oid_trackers WHERE device_id = ? AND kind = 'oid'",
-        log: 'oid_samples',
-      },
-      {
-        kind: 'disk',
-        sql: 'SELECT id FROM disk_trackers WHERE device_id = ?',
-        log: 'disk_samples',
-      },
-      {
-        kind: 'interface',
-        sql: 'SELECT id FROM interface_trackers WHERE device_id = ?',
-        log: 'interface_samples',
-      },
-    ];
-    for (const k of kinds)
-      devices.registerDeviceLogStats(k.log, (deviceId) =>
-        this.samples.deviceStats(k.kind, idsOf(k.sql, deviceId)),
+    for (const kind of ['latency', 'port', 'oid', 'disk', 'interface'] as const)
+      devices.registerDeviceLogStats(SAMPLE_TABLES[kind], (deviceId) =>
+        this.samples.deviceStats(kind, trackerIdsOfDevice(db, kind, deviceId)),
       );
 
-    // Tracker rows' triggers (0005_trackers.sql) remove samples, rollups and alerts with the rows.
     devices.registerDeviceCleanup(
       'trackers',
-      (deviceId) => {
-        db.prepare('DELETE FROM legacy_alerts WHERE device_id = ?').run(deviceId);
-        db.prepare('DELETE FROM latency_trackers WHERE device_id = ?').run(deviceId);
-        db.prepare('DELETE FROM port_trackers WHERE device_id = ?').run(deviceId);
-        db.prepare('DELETE FROM oid_trackers WHERE device_id = ?').run(deviceId);
-        db.prepare('DELETE FROM interface_trackers WHERE device_id = ?').run(deviceId);
-        db.prepare('DELETE FROM disk_trackers WHERE device_id = ?').run(deviceId);
-      },
+      (deviceId) => deleteTrackersOfDevice(db, deviceId),
       (deviceId) => afterDelete(deviceId),
     );
-  }
-
-  findInterface(id: number) {
-    return findInterfaceTracker(this.db, id);
-  }
-
-  findDisk(id: number) {
-    return findDiskTracker(this.db, id);
   }
 }
 
