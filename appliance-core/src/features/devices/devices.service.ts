@@ -11,6 +11,7 @@
  *   vanish from its writer's view or enter another team's).
  */
 import net from 'node:net';
+import type { TSchema } from '@sinclair/typebox';
 import { watchTables } from '../../platform/db/change-triggers.js';
 import type { CoreContext } from '../../platform/context.js';
 import type { FieldErrors } from '../../platform/http/envelopes.js';
@@ -44,6 +45,7 @@ import {
   type DeviceListQuery,
   type DeviceSetBody,
   type DeviceTag,
+  type ProvidedSchemas,
   type TagIn,
 } from './devices.schema.js';
 import { deletePending, pendingTagIds, type PendingRow } from './pending.repository.js';
@@ -147,6 +149,10 @@ export class DevicesService {
   private readonly sections = new Map<DeviceSection, SectionProvider>();
   private readonly sectionOwners = new Set<DeviceSection>();
   private readonly logStats = new Map<string, DeviceLogStats>();
+  private readonly schemas: { relations: ProvidedSchemas; sections: ProvidedSchemas } = {
+    relations: {},
+    sections: {},
+  };
   /** Serialised unfiltered device lists per tag scope; see `cachedListJson`. */
   private readonly listCache = new Map<string, Buffer>();
 
@@ -257,19 +263,29 @@ export class DevicesService {
     return [...this.cleanups.keys()];
   }
 
-  /** Provides the data of a GET /api/devices relation (once per relation). */
-  provideDeviceRelation(name: DeviceRelation, loader: RelationLoader): void {
+  /**
+   * Provides the data of a GET /api/devices relation (once per relation), with the schema of one
+   * device's value (the route's response schema, so /openapi.json types it).
+   */
+  provideDeviceRelation(name: DeviceRelation, loader: RelationLoader, schema?: TSchema): void {
     if (this.relationOwners.has(name))
       throw new Error(`device relation ${name} is already provided`);
     this.relationOwners.add(name);
     this.relations.set(name, loader);
+    if (schema) this.schemas.relations[name] = schema;
   }
 
-  /** Provides a section of GET /api/device/{device} (once per section). */
-  provideDeviceSection(name: DeviceSection, provider: SectionProvider): void {
+  /** Provides a section of GET /api/device/{device} (once per section), with its schema. */
+  provideDeviceSection(name: DeviceSection, provider: SectionProvider, schema?: TSchema): void {
     if (this.sectionOwners.has(name)) throw new Error(`device section ${name} is already provided`);
     this.sectionOwners.add(name);
     this.sections.set(name, provider);
+    if (schema) this.schemas.sections[name] = schema;
+  }
+
+  /** The schemas providers gave for relations and sections (read when the routes are declared). */
+  providedSchemas(): { relations: ProvidedSchemas; sections: ProvidedSchemas } {
+    return { relations: { ...this.schemas.relations }, sections: { ...this.schemas.sections } };
   }
 
   /** Adds a log category to GET /api/device/{device}/stats. */

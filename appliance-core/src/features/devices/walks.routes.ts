@@ -2,12 +2,14 @@
  * SNMP walks (spec part 2 > Network tools > getSNMPWalkInfo, getLastWalk). The target is a device
  * id the caller can see; the walk uses the device's stored credentials and is kept in walks_log.
  */
+import { Type } from '@sinclair/typebox';
 import type { CoreContext } from '../../platform/context.js';
 import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import { allOf, type Identity } from '../../platform/http/identity.js';
 import { identityOf } from '../../platform/http/route-config.js';
-import { responses, StatusMessageBody } from '../../platform/http/schemas.js';
+import { defineRoute, ERROR_PRESETS } from '../../platform/http/define-route.js';
+import { StatusMessageBody } from '../../platform/http/schemas.js';
 import { snmpTargetOfDevice } from './device-snmp.js';
 import type { DeviceRow } from './devices.repository.js';
 import {
@@ -52,26 +54,23 @@ export async function walksRoutes(
 
   // spec: part2 > Network tools > POST /api/getSNMPWalkInfo/{target}
   const walkErrors: RouteErrors = {
-    validation: 'statusMessage',
-    validationStatus: 200,
-    failure: 'statusMessage',
+    ...ERROR_PRESETS.tool,
     internal: 'The SNMP walk failed unexpectedly.',
   };
-  app.post(
-    '/api/getSNMPWalkInfo/:target',
-    {
-      config: { access: allOf('tools'), errors: walkErrors },
-      schema: {
-        tags: ['tools'],
-        summary: "Walk a device's SNMP tree now with its stored credentials (long-running)",
-        params: WalkTargetParams,
-        response: responses(walkErrors, {
-          200: { anyOf: [LiveWalkResult, StatusMessageBody] } as never,
-          500: StatusMessageBody,
-        }),
-      },
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/getSNMPWalkInfo/:target',
+    access: allOf('tools'),
+    errors: walkErrors,
+    tags: ['tools'],
+    summary: "Walk a device's SNMP tree now with its stored credentials (long-running)",
+    params: WalkTargetParams,
+    response: {
+      200: Type.Union([LiveWalkResult, StatusMessageBody]),
+      500: StatusMessageBody,
     },
-    async (request, reply) => {
+
+    handler: async (request, reply) => {
       const device = deviceOf(identityOf(request), request.params.target);
       const target = snmpTargetOfDevice(db, secrets, device.id);
       if (!target) throw failure(200, 'SNMP is not enabled for this device');
@@ -107,26 +106,25 @@ export async function walksRoutes(
         reply.raw.off('close', onClose);
       }
     },
-  );
+  });
 
   // spec: part2 > Network tools > GET /api/getLastWalk/{device}
-  app.get(
-    '/api/getLastWalk/:device',
-    {
-      config: { access: allOf('tools'), errors: walkErrors },
-      schema: {
-        tags: ['tools'],
-        summary: "The device's newest stored walk (crawl or live), or null",
-        params: DeviceTextParams,
-        response: responses(walkErrors, {
-          200: { anyOf: [LastWalkResult, StatusMessageBody] } as never,
-          500: StatusMessageBody,
-        }),
-      },
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/getLastWalk/:device',
+    access: allOf('tools'),
+    errors: walkErrors,
+    tags: ['tools'],
+    summary: "The device's newest stored walk (crawl or live), or null",
+    params: DeviceTextParams,
+    response: {
+      200: Type.Union([LastWalkResult, StatusMessageBody]),
+      500: StatusMessageBody,
     },
-    async (request) => {
+
+    handler: async (request) => {
       const device = deviceOf(identityOf(request), request.params.device);
       return { status: 201 as const, walk: devices.walks.latest(device.id) };
     },
-  );
+  });
 }

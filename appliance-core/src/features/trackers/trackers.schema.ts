@@ -427,3 +427,30 @@ export const TcpWidget = widgetAnswer(
     logs: Type.Optional(Type.Array(PortLog)),
   }),
 );
+
+// What trackers add to device records (devices' GET /api/devices relations and GET
+// /api/device/{device} sections), in the order trackers.service.ts builds them.
+export const DEVICE_RELATION_SCHEMAS = {
+  alerts: Alerts,
+  ping: Nullable(LatencyTrackerRecord),
+  oids: Type.Array(OidTrackerRecord),
+  interfaces: Type.Array(InterfaceTrackerRecord),
+  ports: Type.Array(PortTrackerRecord),
+  disks: Type.Array(DiskTrackerRecord),
+};
+export const DEVICE_SECTION_SCHEMAS = {
+  alerts: Alerts,
+  ping: Type.Array(LatencyLog),
+  oids: Type.Array(Type.Object({ ...oidFields, alerts: Alerts, logs: Type.Array(OidLog) })),
+  interfaces: Type.Array(
+    Type.Object({
+      ...InterfaceTrackerRecordFields(),
+      alerts: Alerts,
+      logs: Type.Array(InterfaceLog),
+    }),
+  ),
+  ports: Type.Array(Type.Object({ ...portFields, logs: Type.Array(PortLog) })),
+  disks: Type.Array(
+    Type.Object({ ...DiskTrackerRecordFields(), alerts: Alerts, logs: Type.Array(DiskLog) }),
+  ),
+};

@@ -45,6 +45,7 @@ import {
   type PortTrackerRow,
 } from './ports.repository.js';
 import { notFound } from './tracker-access.js';
+import { DEVICE_RELATION_SCHEMAS, DEVICE_SECTION_SCHEMAS } from './trackers.schema.js';
 import { trackerCrawlHandler } from './tracker-crawl.js';
 import { TrackerWrites } from './trackers.writes.js';
 
@@ -221,57 +222,89 @@ export class TrackersService {
   attachToDevices(devices: DevicesService, afterDelete: (deviceId: number) => void): void {
     const db = this.db;
     devices.registerCrawlHandler('trackers', trackerCrawlHandler(db));
-    devices.provideDeviceRelation('interfaces', (ids) =>
-      fillMany(ids, interfaceTrackersOfDevices(db, ids), interfaceRecord),
+    const relations = DEVICE_RELATION_SCHEMAS;
+    const sections = DEVICE_SECTION_SCHEMAS;
+    devices.provideDeviceRelation(
+      'interfaces',
+      (ids) => fillMany(ids, interfaceTrackersOfDevices(db, ids), interfaceRecord),
+      relations.interfaces,
     );
-    devices.provideDeviceRelation('disks', (ids) =>
-      fillMany(ids, diskTrackersOfDevices(db, ids), diskRecord),
+    devices.provideDeviceRelation(
+      'disks',
+      (ids) => fillMany(ids, diskTrackersOfDevices(db, ids), diskRecord),
+      relations.disks,
     );
-    devices.provideDeviceRelation('ping', (ids) =>
-      fill(ids, latencyTrackersOfDevices(db, ids), latencyRecord, null),
+    devices.provideDeviceRelation(
+      'ping',
+      (ids) => fill(ids, latencyTrackersOfDevices(db, ids), latencyRecord, null),
+      relations.ping,
     );
-    devices.provideDeviceRelation('oids', (ids) =>
-      fillMany(ids, oidTrackersOfDevices(db, ids), oidRecord),
+    devices.provideDeviceRelation(
+      'oids',
+      (ids) => fillMany(ids, oidTrackersOfDevices(db, ids), oidRecord),
+      relations.oids,
     );
-    devices.provideDeviceRelation('ports', (ids) =>
-      fillMany(ids, portTrackersOfDevices(db, ids), portRecord),
+    devices.provideDeviceRelation(
+      'ports',
+      (ids) => fillMany(ids, portTrackersOfDevices(db, ids), portRecord),
+      relations.ports,
     );
-    devices.provideDeviceRelation('alerts', (ids) =>
-      fillMany(ids, alertsOfDevices(db, ids), alertRecord),
+    devices.provideDeviceRelation(
+      'alerts',
+      (ids) => fillMany(ids, alertsOfDevices(db, ids), alertRecord),
+      relations.alerts,
     );
-    devices.provideDeviceSection('ping', (id, window) => {
-      const row = latencyTrackerOfDevice(db, id);
-      return row ? this.latencyLogs(row, window) : [];
-    });
-    devices.provideDeviceSection('oids', (id, window) =>
-      oidTrackersOfDevice(db, id, 'oid').map((row) => ({
-        ...oidRecord(row),
-        alerts: this.alerts('oid', row.id),
-        logs: this.oidLogs(row, window),
-      })),
+    devices.provideDeviceSection(
+      'ping',
+      (id, window) => {
+        const row = latencyTrackerOfDevice(db, id);
+        return row ? this.latencyLogs(row, window) : [];
+      },
+      sections.ping,
     );
-    devices.provideDeviceSection('ports', (id, window) =>
-      portTrackersOfDevice(db, id).map((row) => ({
-        ...portRecord(row),
-        logs: this.portLogs(row, window),
-      })),
+    devices.provideDeviceSection(
+      'oids',
+      (id, window) =>
+        oidTrackersOfDevice(db, id, 'oid').map((row) => ({
+          ...oidRecord(row),
+          alerts: this.alerts('oid', row.id),
+          logs: this.oidLogs(row, window),
+        })),
+      sections.oids,
     );
-    devices.provideDeviceSection('interfaces', (id, window) =>
-      listInterfaceTrackers(db, id).map((row) => ({
-        ...interfaceRecord(row),
-        alerts: this.alerts('interface', row.id),
-        logs: this.interfaceLogs(row, window),
-      })),
+    devices.provideDeviceSection(
+      'ports',
+      (id, window) =>
+        portTrackersOfDevice(db, id).map((row) => ({
+          ...portRecord(row),
+          logs: this.portLogs(row, window),
+        })),
+      sections.ports,
     );
-    devices.provideDeviceSection('disks', (id, window) =>
-      listDiskTrackers(db, id).map((row) => ({
-        ...diskRecord(row),
-        alerts: this.alerts('disk', row.id),
-        logs: this.diskLogs(row, window),
-      })),
+    devices.provideDeviceSection(
+      'interfaces',
+      (id, window) =>
+        listInterfaceTrackers(db, id).map((row) => ({
+          ...interfaceRecord(row),
+          alerts: this.alerts('interface', row.id),
+          logs: this.interfaceLogs(row, window),
+        })),
+      sections.interfaces,
     );
-    devices.provideDeviceSection('alerts', (id) =>
-      (alertsOfDevices(db, [id]).get(id) ?? []).map(alertRecord),
+    devices.provideDeviceSection(
+      'disks',
+      (id, window) =>
+        listDiskTrackers(db, id).map((row) => ({
+          ...diskRecord(row),
+          alerts: this.alerts('disk', row.id),
+          logs: this.diskLogs(row, window),
+        })),
+      sections.disks,
+    );
+    devices.provideDeviceSection(
+      'alerts',
+      (id) => (alertsOfDevices(db, [id]).get(id) ?? []).map(alertRecord),
+      sections.alerts,
     );
 
     for (const kind of ['latency', 'port', 'oid', 'disk', 'interface'] as const)
