@@ -20,6 +20,7 @@ import { deviceInScope, deviceScopeSql } from '../../platform/http/scoping.js';
 import type { Scheduler } from '../../platform/scheduler/scheduler.js';
 import { toIso } from '../../platform/time/time.js';
 import { CrawlEngine, type CrawlHandler } from './crawl.engine.js';
+import { DeviceIpMap } from './device-ip-map.js';
 import {
   APPLIANCE_DEVICE_ID,
   deleteDeviceRow,
@@ -139,6 +140,8 @@ export interface DeviceRecordBase {
 
 export class DevicesService {
   readonly walks: WalksRepository;
+  /** IP address -> device, for receivers and scoping (see device-ip-map.ts). */
+  readonly ipMap: DeviceIpMap;
   readonly crawl: CrawlEngine;
   private readonly cleanups = new Map<
     string,
@@ -162,6 +165,9 @@ export class DevicesService {
   ) {
     const { db } = ctx;
     this.walks = new WalksRepository(db);
+    this.ipMap = new DeviceIpMap(db, {
+      onListenerError: (err) => ctx.log.error({ err }, 'device IP map subscriber failed'),
+    });
     this.crawl = new CrawlEngine({
       db,
       clock: ctx.clock,

@@ -28,6 +28,7 @@ export {
   type DeviceRow,
 } from './devices.repository.js';
 export { snmpTargetOfDevice } from './device-snmp.js';
+export type { DeviceIpEntry, DeviceIpMap, DeviceIpSnapshot } from './device-ip-map.js';
 export {
   credentialAttempts,
   existingCredentialIds,
