@@ -16,7 +16,12 @@ import { watchTables } from '../../platform/db/change-triggers.js';
 import type { CoreContext } from '../../platform/context.js';
 import type { FieldErrors } from '../../platform/http/envelopes.js';
 import type { Identity } from '../../platform/http/identity.js';
-import { deviceInScope, deviceScopeSql } from '../../platform/http/scoping.js';
+import {
+  deviceInScope,
+  scopeSql,
+  type DeviceScope,
+  type DeviceScopeResolver,
+} from '../../platform/http/scoping.js';
 import type { Scheduler } from '../../platform/scheduler/scheduler.js';
 import { toIso } from '../../platform/time/time.js';
 import { CrawlEngine, type CrawlHandler } from './crawl.engine.js';
@@ -156,6 +161,7 @@ export class DevicesService {
     relations: {},
     sections: {},
   };
+  private readonly scopes = new Map<string, { version: number; scope: DeviceScope }>();
   /** Serialised unfiltered device lists per tag scope; see `cachedListJson`. */
   private readonly listCache = new Map<string, Buffer>();
 
@@ -303,6 +309,34 @@ export class DevicesService {
 
   // --- reading --------------------------------------------------------------------------------
 
+  /**
+   * The devices carrying any of `tagIds`, with their addresses: the resolver of platform scoping
+   * (scopeOf / scopeSql). Built from the IP map and kept per tag set until the map changes.
+   */
+  readonly scopeResolver: DeviceScopeResolver = (tagIds) => {
+    const key = [...tagIds].sort((a, b) => a - b).join(',');
+    const version = this.ipMap.version;
+    const cached = this.scopes.get(key);
+    if (cached && cached.version === version) return cached.scope;
+    const wanted = new Set(tagIds);
+    const deviceIds = new Set<number>();
+    const ips = new Set<string>();
+    for (const entry of this.ipMap.snapshot().entries) {
+      if (!entry.tagIds.some((id) => wanted.has(id))) continue;
+      deviceIds.add(entry.id);
+      ips.add(entry.ip);
+    }
+    const scope = { deviceIds, ips };
+    if (this.scopes.size >= 64) this.scopes.clear();
+    this.scopes.set(key, { version, scope });
+    return scope;
+  };
+
+  /** The list scope of a caller (null: unrestricted). */
+  scopeOfIdentity(identity: Identity): DeviceScope | null {
+    return identity.tagIds === null ? null : this.scopeResolver(identity.tagIds);
+  }
+
   /** The device when it exists and the caller may see it; null for missing and out of scope alike. */
   visibleDevice(identity: Identity, deviceId: number): DeviceRow | null {
     const device = findDevice(this.ctx.db, deviceId);
@@ -330,7 +364,7 @@ export class DevicesService {
     query: DeviceListQuery,
   ): (DeviceRecordBase & Partial<Record<DeviceRelation, unknown>>)[] {
     const rows = listDevices(this.ctx.db, {
-      scope: deviceScopeSql(identity, 'd.id'),
+      scope: scopeSql(this.scopeOfIdentity(identity), 'd.id'),
       tag: query.tag,
       status: query.status,
       search: query.search,

@@ -3,8 +3,7 @@
  * crawl (tracker-crawl.ts) or by POST /api/disk/set, read by the pollers.
  */
 import type { DB } from '../../platform/db/database.js';
-import { deviceScopeSql } from '../../platform/http/scoping.js';
-import type { Identity } from '../../platform/http/identity.js';
+import { scopeSql, type DeviceScope } from '../../platform/http/scoping.js';
 import type { DiskTrackerRecord } from './trackers.schema.js';
 
 export const DISK_DEFAULT_INTERVAL = 600;
@@ -167,11 +166,12 @@ export function deleteDiskTracker(db: DB, id: number): boolean {
   return db.prepare('DELETE FROM disk_trackers WHERE id = ?').run(id).changes > 0;
 }
 
-export function listDiskIndex(db: DB, identity: Identity) {
-  const scope = deviceScopeSql(identity, 't.device_id');
+/** Disk trackers of the devices in scope, for the index list (the service adds device labels). */
+export function listDiskIndex(db: DB, scope: DeviceScope | null) {
+  const where = scopeSql(scope, 'device_id');
   return db
     .prepare(
-      `SELECT t.device_id AS dev_id, d.label AS dev_label, t.id, t.name FROM disk_trackers t JOIN devices d ON d.id = t.device_id WHERE ${scope.sql} ORDER BY d.label, t.name`,
+      `SELECT device_id AS dev_id, id, name FROM disk_trackers WHERE ${where.sql} ORDER BY id`,
     )
-    .all(...scope.params) as { dev_id: number; dev_label: string; id: number; name: string }[];
+    .all(...where.params) as { dev_id: number; id: number; name: string }[];
 }

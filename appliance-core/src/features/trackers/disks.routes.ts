@@ -91,7 +91,7 @@ export function diskRoutes(app: App, disks: DiskTrackers): void {
     url: '/api/disk/all',
     summary: 'Every disk tracker the caller can see',
     response: { 200: Type.Array(DiskIndexRow) },
-    handler: async (request) => disks.index(identityOf(request)),
+    handler: async (request) => disks.index(disks.listScope(request)),
   });
 
   defineRoute(app, {

@@ -4,6 +4,7 @@
  * component is the hrStorageIndex, unique per device).
  */
 import type { Identity } from '../../platform/http/identity.js';
+import type { DeviceScope } from '../../platform/http/scoping.js';
 import {
   deleteDiskTracker,
   DISK_DEFAULT_INTERVAL,
@@ -112,8 +113,9 @@ export class DiskTrackers extends TrackerKind {
     return rows.map((row) => ({ ...diskRecord(row), alerts: alerts(row.id) }));
   }
 
-  index(identity: Identity) {
-    return listDiskIndex(this.db, identity);
+  /** Every tracker of this kind the caller can see, by device label. */
+  index(scope: DeviceScope | null) {
+    return this.access.labelled(listDiskIndex(this.db, scope), (row) => row.name);
   }
 
   remove(identity: Identity, id: number): void {

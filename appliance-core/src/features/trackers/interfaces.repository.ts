@@ -4,8 +4,7 @@
  * through their endpoints, read by the pollers.
  */
 import type { DB } from '../../platform/db/database.js';
-import { deviceScopeSql } from '../../platform/http/scoping.js';
-import type { Identity } from '../../platform/http/identity.js';
+import { scopeSql, type DeviceScope } from '../../platform/http/scoping.js';
 import type { InterfaceTrackerRecord } from './trackers.schema.js';
 
 export const INTERFACE_DEFAULT_INTERVAL = 300;
@@ -152,16 +151,16 @@ export function deleteInterfaceTracker(db: DB, id: number): boolean {
   return db.prepare('DELETE FROM interface_trackers WHERE id = ?').run(id).changes > 0;
 }
 
-export function listInterfaceIndex(db: DB, identity: Identity) {
-  const scope = deviceScopeSql(identity, 't.device_id');
+/** Logging interface trackers of the devices in scope, for the index list (labels added by the service). */
+export function listInterfaceIndex(db: DB, scope: DeviceScope | null) {
+  const where = scopeSql(scope, 'device_id');
   return db
     .prepare(
-      `SELECT t.device_id AS dev_id, d.label AS dev_label, t.id, t.description, t.name, t.interface FROM interface_trackers t JOIN devices d ON d.id = t.device_id
-       WHERE t.enable_logging = 1 AND ${scope.sql} ORDER BY d.label, t.interface`,
+      `SELECT device_id AS dev_id, id, description, name, interface FROM interface_trackers
+       WHERE enable_logging = 1 AND ${where.sql} ORDER BY id`,
     )
-    .all(...scope.params) as {
+    .all(...where.params) as {
     dev_id: number;
-    dev_label: string;
     id: number;
     description: string;
     name: string;

@@ -75,7 +75,7 @@ export function interfaceRoutes(app: App, interfaces: InterfaceTrackers): void {
     url: '/api/interfaces/all',
     summary: 'Every logging interface tracker the caller can see',
     response: { 200: Type.Array(InterfaceIndexRow) },
-    handler: async (request) => interfaces.index(identityOf(request)),
+    handler: async (request) => interfaces.index(interfaces.listScope(request)),
   });
 
   defineRoute(app, {

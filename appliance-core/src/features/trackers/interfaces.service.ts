@@ -5,6 +5,7 @@
  * always empty and the connections map has no entry.
  */
 import type { Identity } from '../../platform/http/identity.js';
+import type { DeviceScope } from '../../platform/http/scoping.js';
 import { alertRecord, toggleAlert } from './alerts.repository.js';
 import {
   deleteInterfaceTracker,
@@ -61,8 +62,9 @@ export class InterfaceTrackers extends TrackerKind {
     return {};
   }
 
-  index(identity: Identity) {
-    return listInterfaceIndex(this.db, identity);
+  /** Every tracker of this kind the caller can see, by device label. */
+  index(scope: DeviceScope | null) {
+    return this.access.labelled(listInterfaceIndex(this.db, scope), (row) => row.interface);
   }
 
   update(identity: Identity, body: InterfaceSetBody): number {

@@ -3,8 +3,7 @@
  * `device_id`) and their record.
  */
 import type { DB } from '../../platform/db/database.js';
-import { deviceScopeSql } from '../../platform/http/scoping.js';
-import type { Identity } from '../../platform/http/identity.js';
+import { scopeSql, type DeviceScope } from '../../platform/http/scoping.js';
 import { toSqlDateTime } from '../../platform/time/time.js';
 
 export const LATENCY_DEFAULTS = { interval: 60, timeout: 60, lossout: 100 } as const;
@@ -83,13 +82,14 @@ export function updateLatencyTracker(
   ).run(c.label ?? null, c.interval ?? null, c.timeout ?? null, c.lossout ?? null, now, id);
 }
 
-export function listLatencyIndex(db: DB, identity: Identity) {
-  const scope = deviceScopeSql(identity, 't.device_id');
+/** Latency trackers of the devices in scope, for the index list (labels added by the service). */
+export function listLatencyIndex(db: DB, scope: DeviceScope | null) {
+  const where = scopeSql(scope, 'device_id');
   return db
     .prepare(
-      `SELECT t.device_id AS dev_id, d.label AS dev_label, t.id, t.label FROM latency_trackers t JOIN devices d ON d.id = t.device_id WHERE ${scope.sql} ORDER BY d.label, t.id`,
+      `SELECT device_id AS dev_id, id, label FROM latency_trackers WHERE ${where.sql} ORDER BY id`,
     )
-    .all(...scope.params) as { dev_id: number; dev_label: string; id: number; label: string }[];
+    .all(...where.params) as { dev_id: number; id: number; label: string }[];
 }
 
 export function deleteLatencyTracker(db: DB, id: number): boolean {

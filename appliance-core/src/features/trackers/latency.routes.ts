@@ -91,7 +91,7 @@ export function latencyRoutes(app: App, latency: LatencyTrackers): void {
     url: '/api/latency/all',
     summary: 'Every latency tracker the caller can see',
     response: { 200: Type.Array(LatencyIndexRow) },
-    handler: async (request) => latency.index(identityOf(request)),
+    handler: async (request) => latency.index(latency.listScope(request)),
   });
 
   defineRoute(app, {

@@ -4,6 +4,7 @@
  */
 import { failure } from '../../platform/http/envelopes.js';
 import type { Identity } from '../../platform/http/identity.js';
+import type { DeviceScope } from '../../platform/http/scoping.js';
 import {
   deleteLatencyTracker,
   findLatencyTracker,
@@ -109,8 +110,9 @@ export class LatencyTrackers extends TrackerKind {
     };
   }
 
-  index(identity: Identity) {
-    return listLatencyIndex(this.db, identity);
+  /** Every tracker of this kind the caller can see, by device label. */
+  index(scope: DeviceScope | null) {
+    return this.access.labelled(listLatencyIndex(this.db, scope), (row) => row.id);
   }
 
   remove(identity: Identity, id: number): void {

@@ -3,8 +3,7 @@
  * their record.
  */
 import type { DB } from '../../platform/db/database.js';
-import { deviceScopeSql } from '../../platform/http/scoping.js';
-import type { Identity } from '../../platform/http/identity.js';
+import { scopeSql, type DeviceScope } from '../../platform/http/scoping.js';
 import { toSqlDateTime } from '../../platform/time/time.js';
 
 export const PORT_DEFAULT_INTERVAL = 60;
@@ -95,19 +94,14 @@ export function updatePortTracker(
   );
 }
 
-export function listPortIndex(db: DB, identity: Identity) {
-  const scope = deviceScopeSql(identity, 't.device_id');
+/** Port trackers of the devices in scope, for the index list (labels added by the service). */
+export function listPortIndex(db: DB, scope: DeviceScope | null) {
+  const where = scopeSql(scope, 'device_id');
   return db
     .prepare(
-      `SELECT t.device_id AS dev_id, d.label AS dev_label, t.id, t.port, t.label FROM port_trackers t JOIN devices d ON d.id = t.device_id WHERE ${scope.sql} ORDER BY d.label, t.port`,
+      `SELECT device_id AS dev_id, id, port, label FROM port_trackers WHERE ${where.sql} ORDER BY id`,
     )
-    .all(...scope.params) as {
-    dev_id: number;
-    dev_label: string;
-    id: number;
-    port: number;
-    label: string;
-  }[];
+    .all(...where.params) as { dev_id: number; id: number; port: number; label: string }[];
 }
 
 export function deletePortTracker(db: DB, id: number): boolean {

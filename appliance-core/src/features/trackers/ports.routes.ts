@@ -77,7 +77,7 @@ export function portRoutes(app: App, ports: PortTrackers): void {
     url: '/api/port/all',
     summary: 'Every TCP port tracker the caller can see',
     response: { 200: Type.Array(PortIndexRow) },
-    handler: async (request) => ports.index(identityOf(request)),
+    handler: async (request) => ports.index(ports.listScope(request)),
   });
 
   defineRoute(app, {

@@ -4,6 +4,7 @@
  * "not shown" are designed in the style of disks. Tag scoped through TrackerAccess.
  */
 import type { Identity } from '../../platform/http/identity.js';
+import type { DeviceScope } from '../../platform/http/scoping.js';
 import {
   deletePortTracker,
   findPortTracker,
@@ -91,8 +92,9 @@ export class PortTrackers extends TrackerKind {
     return rows.map((row) => ({ ...portRecord(row), alerts: alerts(row.id) }));
   }
 
-  index(identity: Identity) {
-    return listPortIndex(this.db, identity);
+  /** Every tracker of this kind the caller can see, by device label. */
+  index(scope: DeviceScope | null) {
+    return this.access.labelled(listPortIndex(this.db, scope), (row) => row.port);
   }
 
   remove(identity: Identity, id: number): void {

@@ -7,13 +7,22 @@
 import type { DB } from '../../platform/db/database.js';
 import { failure } from '../../platform/http/envelopes.js';
 import { allOf, type Identity } from '../../platform/http/identity.js';
+import {
+  scopeOf,
+  type DeviceScope,
+  type DeviceScopeResolver,
+} from '../../platform/http/scoping.js';
 import { HOUR_MS, type Clock } from '../../platform/time/time.js';
 import type { DeviceRow, DeviceWindow } from '../devices/index.js';
 import type { TrackersService } from './trackers.service.js';
 
-/** The devices feature's answer to "may this caller see device N" (null: missing or out of scope). */
+/** What trackers ask the devices feature: visibility, the list scope, and device labels. */
 export interface DeviceVisibility {
+  /** The device when it exists and the caller may see it (null: missing or out of scope). */
   visibleDevice(identity: Identity, deviceId: number): DeviceRow | null;
+  /** The devices a tag-restricted caller may see (platform scoping's resolver). */
+  scopeResolver: DeviceScopeResolver;
+  ipMap: { byId(id: number): { label: string } | undefined };
 }
 
 /** 400 `{errors: {<field>: [message]}}`. */
@@ -90,6 +99,40 @@ export class TrackerAccess {
     return this.devices.visibleDevice(identity, deviceId);
   }
 
+  /** The caller's list scope (null: unrestricted), resolved once per request. */
+  listScope(request: { identity: Identity | null }): DeviceScope | null {
+    return scopeOf(request, this.devices.scopeResolver);
+  }
+
+  /**
+   * Index rows with their device's label after `dev_id`, in the order of `ORDER BY dev_label,
+   * <then>` (labels compared byte-wise, as SQLite's BINARY collation does). The labels come from
+   * the devices feature (its IP map), not from a join on its table.
+   */
+  labelled<R extends { dev_id: number; id: number }>(
+    rows: readonly R[],
+    then: (row: R) => string | number,
+  ): ({ dev_id: number; dev_label: string } & Omit<R, 'dev_id'>)[] {
+    const keyed = rows.flatMap((row) => {
+      const device = this.devices.ipMap.byId(row.dev_id);
+      if (!device) return [];
+      const { dev_id, ...rest } = row;
+      return [
+        {
+          record: { dev_id, dev_label: device.label, ...rest },
+          label: Buffer.from(device.label, 'utf8'),
+          then: then(row),
+        },
+      ];
+    });
+    const compare = (a: string | number, b: string | number) =>
+      typeof a === 'number' && typeof b === 'number'
+        ? a - b
+        : Buffer.compare(Buffer.from(String(a), 'utf8'), Buffer.from(String(b), 'utf8'));
+    keyed.sort((a, b) => Buffer.compare(a.label, b.label) || compare(a.then, b.then));
+    return keyed.map((k) => k.record);
+  }
+
   /** The log window of a `get`: `hours` back from now (default 4). */
   window(hours: number | undefined): DeviceWindow {
     const now = this.clock.now();
@@ -137,6 +180,11 @@ export abstract class TrackerKind {
     protected readonly access: TrackerAccess,
     protected readonly trackers: TrackersService,
   ) {}
+
+  /** The caller's list scope (null: unrestricted), resolved once per request. */
+  listScope(request: { identity: Identity | null }): DeviceScope | null {
+    return this.access.listScope(request);
+  }
 }
 
 /** The device fields a tracker answer carries. */

@@ -25,7 +25,7 @@ import { widgetRoutes } from './widgets.routes.js';
 
 export interface TrackersRoutesDeps {
   trackers: TrackersService;
-  devices: Pick<DevicesService, 'visibleDevice'>;
+  devices: Pick<DevicesService, 'visibleDevice' | 'scopeResolver' | 'ipMap'>;
 }
 
 export async function trackersRoutes(
