@@ -24,6 +24,7 @@
 import net from 'node:net';
 import { watchTables } from '../../platform/db/change-triggers.js';
 import type { DB } from '../../platform/db/database.js';
+import { deviceDirectoryRows } from './devices.repository.js';
 
 export interface DeviceIpEntry {
   id: number;
@@ -177,12 +178,7 @@ export class DeviceIpMap {
   }
 
   private build(): Built {
-    const devices = this.db
-      .prepare('SELECT id, ip_address AS ip, label, profile FROM devices ORDER BY id')
-      .all() as Omit<DeviceIpEntry, 'tagIds'>[];
-    const links = this.db
-      .prepare('SELECT device_id, tag_id FROM device_tags ORDER BY device_id, tag_id')
-      .all() as { device_id: number; tag_id: number }[];
+    const { devices, links } = deviceDirectoryRows(this.db);
     const tags = new Map<number, number[]>();
     for (const link of links) {
       let list = tags.get(link.device_id);

@@ -2,7 +2,7 @@
  * SQL for devices, their SNMP configuration, tags and profiles. Plain functions, database first.
  * Secrets arrive here sealed and leave sealed.
  */
-import type { DB } from '../../platform/db/database.js';
+import type { DB, Statement } from '../../platform/db/database.js';
 import type { SnmpConfigRow } from '../../platform/snmp/snmp-config.js';
 import type { DeviceTag } from './devices.schema.js';
 
@@ -120,6 +120,24 @@ export function snmpDeviceIds(db: DB): number[] {
   ).map((r) => r.id);
 }
 
+const addressStatements = new WeakMap<DB, Statement>();
+
+/**
+ * The addresses of devices by id (a missing device is absent): what the pollers probe. Prepared
+ * once per connection (the latency and TCP pollers ask for every batch and every check).
+ */
+export function deviceAddresses(db: DB, deviceIds: readonly number[]): Map<number, string> {
+  let statement = addressStatements.get(db);
+  if (!statement) {
+    statement = db.prepare(
+      'SELECT id, ip_address FROM devices WHERE id IN (SELECT value FROM json_each(?))',
+    );
+    addressStatements.set(db, statement);
+  }
+  const rows = statement.all(JSON.stringify(deviceIds)) as { id: number; ip_address: string }[];
+  return new Map(rows.map((r) => [r.id, r.ip_address]));
+}
+
 /** Every device IP address (discovery skips them). */
 export function deviceIpSet(db: DB): Set<string> {
   return new Set(
@@ -198,11 +216,38 @@ export function deviceTagsBySlugs(db: DB, slugs: readonly string[]): TagRow[] {
     .all(JSON.stringify(slugs)) as TagRow[];
 }
 
-export function insertDeviceTag(db: DB, slug: string, name: string): number {
-  return Number(
-    db.prepare(`INSERT INTO tags (slug, name, type) VALUES (?, ?, 'device')`).run(slug, name)
-      .lastInsertRowid,
-  );
+/** The id of the device tag `slug`, created (named `name`) when missing. */
+export function ensureDeviceTag(db: DB, slug: string, name: string): number {
+  db.prepare(
+    `INSERT INTO tags (slug, name, type) VALUES (?, ?, 'device') ON CONFLICT (slug, type) DO NOTHING`,
+  ).run(slug, name);
+  return (
+    db.prepare(`SELECT id FROM tags WHERE slug = ? AND type = 'device'`).get(slug) as { id: number }
+  ).id;
+}
+
+/** Deletes a device's SNMP configuration (device deletion). */
+export function deleteSnmpConfig(db: DB, deviceId: number): void {
+  db.prepare('DELETE FROM device_snmp WHERE device_id = ?').run(deviceId);
+}
+
+export function deleteDeviceTagLinks(db: DB, deviceId: number): void {
+  db.prepare('DELETE FROM device_tags WHERE device_id = ?').run(deviceId);
+}
+
+/** Every device with its address, label and profile, and every tag link (the IP map's rows). */
+export function deviceDirectoryRows(db: DB): {
+  devices: { id: number; ip: string; label: string; profile: string }[];
+  links: { device_id: number; tag_id: number }[];
+} {
+  return {
+    devices: db
+      .prepare('SELECT id, ip_address AS ip, label, profile FROM devices ORDER BY id')
+      .all() as { id: number; ip: string; label: string; profile: string }[],
+    links: db
+      .prepare('SELECT device_id, tag_id FROM device_tags ORDER BY device_id, tag_id')
+      .all() as { device_id: number; tag_id: number }[],
+  };
 }
 
 export function tagIdsOfDevice(db: DB, deviceId: number): number[] {

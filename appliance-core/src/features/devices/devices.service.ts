@@ -29,6 +29,9 @@ import { DeviceIpMap } from './device-ip-map.js';
 import {
   APPLIANCE_DEVICE_ID,
   deleteDeviceRow,
+  deleteDeviceTagLinks,
+  deleteSnmpConfig,
+  ensureDeviceTag,
   deviceTagsBySlugs,
   findDevice,
   findDeviceByIp,
@@ -54,7 +57,12 @@ import {
   type ProvidedSchemas,
   type TagIn,
 } from './devices.schema.js';
-import { deletePending, pendingTagIds, type PendingRow } from './pending.repository.js';
+import {
+  deletePending,
+  deletePendingByIp,
+  pendingTagIds,
+  type PendingRow,
+} from './pending.repository.js';
 import { mergeSnmpConfig, type SnmpConfigRow } from '../../platform/snmp/snmp-config.js';
 import { WalksRepository } from './walks.repository.js';
 
@@ -189,19 +197,12 @@ export class DevicesService {
       (id) => void this.walks.deleteDevice(id),
       (id) => this.crawl.unschedule(id),
     );
-    this.registerDeviceCleanup(
-      'snmp-config',
-      (id) => void db.prepare('DELETE FROM device_snmp WHERE device_id = ?').run(id),
-    );
+    this.registerDeviceCleanup('snmp-config', (id) => deleteSnmpConfig(db, id));
     this.registerDeviceCleanup('pending-duplicates', (id) => {
       const device = findDevice(db, id);
-      if (device)
-        db.prepare('DELETE FROM pending_devices WHERE ip_address = ?').run(device.ip_address);
+      if (device) deletePendingByIp(db, device.ip_address);
     });
-    this.registerDeviceCleanup(
-      'tags',
-      (id) => void db.prepare('DELETE FROM device_tags WHERE device_id = ?').run(id),
-    );
+    this.registerDeviceCleanup('tags', (id) => deleteDeviceTagLinks(db, id));
     this.registerDeviceLogStats('walks_log', (id) => this.walks.statsOf(id));
     this.installListInvalidation();
 
@@ -535,14 +536,7 @@ export class DevicesService {
   applyTagPlan(plan: Extract<TagPlan, { ok: true }>): number[] {
     const { db } = this.ctx;
     const ids = [...plan.tagIds];
-    const insert = db.prepare(
-      `INSERT INTO tags (slug, name, type) VALUES (?, ?, 'device') ON CONFLICT (slug, type) DO NOTHING`,
-    );
-    const find = db.prepare(`SELECT id FROM tags WHERE slug = ? AND type = 'device'`);
-    for (const tag of plan.tags) {
-      insert.run(tag.slug, tag.name);
-      ids.push((find.get(tag.slug) as { id: number }).id);
-    }
+    for (const tag of plan.tags) ids.push(ensureDeviceTag(db, tag.slug, tag.name));
     return [...new Set(ids)];
   }
 
@@ -637,7 +631,7 @@ export class DevicesService {
       if (snmp) saveSnmpConfig(db, deviceId, snmp, now);
       if (plan?.ok) replaceDeviceTags(db, deviceId, this.applyTagPlan(plan));
       // A device now holds this address: a pending row for it is no longer pending.
-      db.prepare('DELETE FROM pending_devices WHERE ip_address = ?').run(address);
+      deletePendingByIp(db, address);
       return deviceId;
     })();
 

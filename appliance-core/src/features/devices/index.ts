@@ -22,9 +22,11 @@ export { credentialsRoutes } from './credentials.routes.js';
 export { pendingRoutes } from './pending.routes.js';
 export { walksRoutes } from './walks.routes.js';
 export {
+  deviceAddresses,
   deviceIpSet,
   deviceReachabilityWrite,
   registerDeviceWrites,
+  snmpDeviceIds,
   type DeviceRow,
 } from './devices.repository.js';
 export { snmpTargetOfDevice } from './device-snmp.js';

@@ -115,6 +115,11 @@ export function hidePending(db: DB, id: number): void {
   db.prepare('UPDATE pending_devices SET hidden = 1 WHERE id = ?').run(id);
 }
 
+/** Removes the pending row of an address (a device now holds it). */
+export function deletePendingByIp(db: DB, ip: string): void {
+  db.prepare('DELETE FROM pending_devices WHERE ip_address = ?').run(ip);
+}
+
 export function deletePending(db: DB, id: number): void {
   db.prepare('DELETE FROM pending_devices WHERE id = ?').run(id);
 }
