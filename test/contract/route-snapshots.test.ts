@@ -151,7 +151,14 @@ const SAMPLE_INSERT: Record<Kind, string> = {
 };
 
 /** A raw sample and (numeric kinds) its 5-minute and 1-hour rollup buckets, as the pollers write them. */
-function sample(kind: Kind, trackerId: number, ts: number, a: number, b = 0, extra?: string | number) {
+function sample(
+  kind: Kind,
+  trackerId: number,
+  ts: number,
+  a: number,
+  b = 0,
+  extra?: string | number,
+) {
   const answered = !(kind === 'latency' || kind === 'port') || a >= 0;
   if (kind === 'port') b = a < 0 ? 1 : 0;
   if (kind === 'latency' || kind === 'disk') sql(SAMPLE_INSERT[kind], trackerId, ts, a, b);
@@ -1174,6 +1181,26 @@ async function scenario(): Promise<void> {
     await get(who, '/api/getUrls');
     await get(who, '/api/getLastWalk/2');
     await post(who, '/api/getSNMPWalkInfo/2');
+  }
+
+  // Bodies that are JSON but not objects, on routes whose bodies are read loosely or whose
+  // answers share HTTP 200 with the legacy failure.
+  for (const body of [[1], 'text', null]) {
+    for (const url of [
+      '/api/disk/stats',
+      '/api/latency/stats',
+      '/api/getLatencyTracker',
+      '/api/getTCPTracker',
+      '/api/saveUrl',
+      '/api/deleteUrl',
+      '/api/addWidgetToDash',
+      '/api/addEditCredential',
+      '/api/updateLocalnet',
+      '/api/device/set',
+      '/api/disk/set',
+      '/api/updatePendingDeviceField',
+    ])
+      await post('admin', url, body, `body ${JSON.stringify(body)}`);
   }
 
   // SNMP probes (no agent needed for the failures).

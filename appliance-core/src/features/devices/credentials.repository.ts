@@ -4,7 +4,7 @@
 import type { DB } from '../../platform/db/database.js';
 import type { SecretBox } from '../../platform/security/secret-box.js';
 import { maskSecret } from '../../platform/http/encrypted-field.js';
-import type { SnmpConfigRow } from '../../platform/snmp/snmp-config.js';
+import { DEFAULT_SNMP, type SnmpConfigRow } from '../../platform/snmp/snmp-config.js';
 import type { AuthProtocol, PrivProtocol, SnmpTarget } from '../../platform/snmp/snmp.client.js';
 
 export interface CredentialRow {
@@ -96,15 +96,7 @@ export function credentialAttempts(
   const attempts: CredentialAttempt[] = [];
   const open = (sealed: string | null) => (sealed ? box.open(sealed) : null);
   const port = credential.snmp_port;
-  const none = {
-    snmp_community: null,
-    snmp_v3_security: null,
-    authuser: null,
-    authpass: null,
-    authprot: null,
-    privpass: null,
-    privprot: null,
-  };
+  const none = DEFAULT_SNMP;
   const community = open(credential.snmp_community);
   if (community) {
     attempts.push({
