@@ -111,6 +111,13 @@ const betterSqliteBan = {
     'DB/Statement types and helpers, so storage stays behind one module and off the Electron main thread.',
 };
 
+const netSnmpBan = {
+  name: 'net-snmp',
+  message:
+    'net-snmp is imported only by appliance-core/src/platform/snmp/ (the one SNMP client: every ' +
+    'session closed on every path, bounded walks, SnmpError): use platform/snmp/snmp.client.ts.',
+};
+
 const electronBanInCore = {
   name: 'electron',
   message:
@@ -144,13 +151,18 @@ const importAreas = [
   {
     name: 'appliance-core/platform/db (the one better-sqlite3 importer)',
     files: ['appliance-core/src/platform/db/**'],
-    rules: restrictImports({ paths: [electronBanInCore] }),
+    rules: restrictImports({ paths: [electronBanInCore, netSnmpBan] }),
+  },
+  {
+    name: 'appliance-core/platform/snmp (the one net-snmp importer)',
+    files: ['appliance-core/src/platform/snmp/**'],
+    rules: restrictImports({ paths: [electronBanInCore, betterSqliteBan] }),
   },
   {
     name: 'appliance-core',
     files: ['appliance-core/**'],
-    ignores: ['appliance-core/src/platform/db/**'],
-    rules: restrictImports({ paths: [electronBanInCore, betterSqliteBan] }),
+    ignores: ['appliance-core/src/platform/db/**', 'appliance-core/src/platform/snmp/**'],
+    rules: restrictImports({ paths: [electronBanInCore, betterSqliteBan, netSnmpBan] }),
   },
   {
     name: 'renderer (browser layer)',
@@ -220,7 +232,7 @@ const importAreas = [
     name: 'everything else (tests, scripts, configs)',
     files: ['**/*.{ts,tsx,js,mjs,cjs}'],
     ignores: ['appliance-core/**', 'renderer/**', 'electron/**', 'main/**'],
-    rules: restrictImports({ paths: [betterSqliteBan, electronTypeOnly] }),
+    rules: restrictImports({ paths: [betterSqliteBan, electronTypeOnly, netSnmpBan] }),
   },
 ];
 
@@ -271,6 +283,21 @@ const restrictedSyntax = [
     message:
       'Focused, skipped and placeholder tests are not committed: remove .only/.skip/.todo ' +
       '(for an environment-dependent test use skipIf/runIf with the reason).',
+  },
+];
+
+/** fping runs only through platform/net/fping.ts (one process per batch, IP literals only). */
+const fpingOutsidePlatformNet = [
+  {
+    selector: "MemberExpression[property.name='fping']",
+    message:
+      'fping is run only by appliance-core/src/platform/net/fping.ts (one process for many ' +
+      'targets, IP literals only, FpingUnavailable when missing): call fpingAlive/fpingLatency.',
+  },
+  {
+    selector: "Property[key.name='program'][value.value='fping']",
+    message:
+      'fping is run only by appliance-core/src/platform/net/fping.ts: call fpingAlive/fpingLatency.',
   },
 ];
 
@@ -370,6 +397,17 @@ export default defineConfig(
       ],
       'no-restricted-syntax': ['error', ...restrictedSyntax],
     },
+  },
+  {
+    // After the block above on purpose: it replaces the syntax list for appliance-core.
+    name: 'repository/fping-through-platform-net',
+    files: ['appliance-core/**/*.{ts,tsx,js,mjs}'],
+    ignores: [
+      'appliance-core/src/platform/net/**',
+      // The catalogue of system programs names fping with the others.
+      'appliance-core/src/platform/process/**',
+    ],
+    rules: { 'no-restricted-syntax': ['error', ...restrictedSyntax, ...fpingOutsidePlatformNet] },
   },
 
   ...importAreas.map(({ name, ...block }) => ({ name: `repository/imports/${name}`, ...block })),

@@ -49,6 +49,48 @@ describe('layering: appliance-core', () => {
     ).toContain(restrictedPaths);
   });
 
+  it('platform/snmp and platform/net never import features/ either', async () => {
+    for (const file of [
+      'appliance-core/src/platform/snmp/x.ts',
+      'appliance-core/src/platform/net/x.ts',
+    ])
+      expect(
+        await ruleIds(
+          file,
+          "import { findDevice } from '../../features/devices/index.js';\nexport const f = findDevice;\n",
+        ),
+      ).toContain(restrictedPaths);
+  });
+
+  it('net-snmp only under platform/snmp', async () => {
+    const code = "import snmp from 'net-snmp';\nexport const s = snmp;\n";
+    for (const file of [
+      'appliance-core/src/features/devices/x.ts',
+      'appliance-core/src/features/trackers/x.ts',
+      'appliance-core/src/platform/db/x.ts',
+      'test/harness/x.ts',
+    ])
+      expect(await ruleIds(file, code), file).toContain(restrictedImports);
+    expect(await ruleIds('appliance-core/src/platform/snmp/x.ts', code)).not.toContain(
+      restrictedImports,
+    );
+  });
+
+  it('fping only through platform/net', async () => {
+    const byCatalogue =
+      "import { runTool } from '../../platform/process/spawn.js';\nimport { SYSTEM_TOOLS } from '../../platform/process/system-tools.js';\nexport const r = runTool(SYSTEM_TOOLS.fping, { args: [] });\n";
+    const byName =
+      "import { runTool } from '../../platform/process/spawn.js';\nexport const r = runTool({ program: 'fping', debianPackage: 'fping' }, { args: [] });\n";
+    for (const code of [byCatalogue, byName]) {
+      expect(await ruleIds('appliance-core/src/features/discovery/x.ts', code)).toContain(
+        restrictedSyntax,
+      );
+      expect(await ruleIds('appliance-core/src/platform/net/x.ts', code)).not.toContain(
+        restrictedSyntax,
+      );
+    }
+  });
+
   it('a feature reaches another feature through its index.ts only', async () => {
     expect(
       await ruleIds(

@@ -59,7 +59,7 @@ export function createFeatures(ctx: CoreContext): Features {
     log: ctx.log,
     scheduler,
   });
-  const widgets = new TrackerWidgets(ctx.db);
+  const widgets = new TrackerWidgets();
   const trackers = new TrackersService(ctx.db, (err) =>
     ctx.log.error({ err }, 'tracker samples write failed'),
   );
@@ -144,7 +144,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await walksRoutes(app, ctx, { devices });
       await localnetsRoutes(app, ctx, { discovery });
       await dashboardsRoutes(app, ctx, { devices, widgets });
-      await trackersRoutes(app, ctx, { trackers });
+      await trackersRoutes(app, ctx, { trackers, devices });
       await urlMonitorsRoutes(app, ctx, { engine: urlMonitors });
     },
   };

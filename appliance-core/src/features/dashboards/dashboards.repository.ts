@@ -32,9 +32,12 @@ export function saveDashboards(
   ).run(userId, JSON.stringify(dashboards), JSON.stringify(layouts), now);
 }
 
+/** A saved layout or pin list: the console's JSON (an object or an array), as it was sent. */
+export type JsonValue = JsonObject | unknown[];
+
 export interface DeviceLayoutRow {
-  layouts: unknown;
-  pinnedWidgets: unknown;
+  layouts: JsonValue | null;
+  pinnedWidgets: JsonValue | null;
 }
 
 export function getDeviceLayout(db: DB, userId: number, deviceId: number): DeviceLayoutRow | null {
@@ -45,8 +48,9 @@ export function getDeviceLayout(db: DB, userId: number, deviceId: number): Devic
     .get(userId, deviceId) as { layouts: string | null; pinned_widgets: string | null } | undefined;
   if (!row) return null;
   return {
-    layouts: row.layouts === null ? null : (JSON.parse(row.layouts) as unknown),
-    pinnedWidgets: row.pinned_widgets === null ? null : (JSON.parse(row.pinned_widgets) as unknown),
+    layouts: row.layouts === null ? null : (JSON.parse(row.layouts) as JsonValue),
+    pinnedWidgets:
+      row.pinned_widgets === null ? null : (JSON.parse(row.pinned_widgets) as JsonValue),
   };
 }
 

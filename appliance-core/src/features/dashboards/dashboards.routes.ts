@@ -3,17 +3,14 @@
  * device layouts belong to the caller and a device they can see (tag scoped: a device out of
  * scope answers like a missing one).
  */
+import { Type } from '@sinclair/typebox';
 import type { CoreContext } from '../../platform/context.js';
 import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import { allOf, authenticated, type Identity } from '../../platform/http/identity.js';
 import { identityOf } from '../../platform/http/route-config.js';
-import {
-  ErrorBody,
-  LegacyStatusBody,
-  MessageErrorsBody,
-  responses,
-} from '../../platform/http/schemas.js';
+import { defineRoute, ERROR_PRESETS } from '../../platform/http/define-route.js';
+import { ErrorBody, LegacyStatusBody, MessageErrorsBody } from '../../platform/http/schemas.js';
 import type { DevicesService } from '../devices/index.js';
 import {
   deleteDeviceLayouts,
@@ -59,33 +56,30 @@ export async function dashboardsRoutes(
   const { devices, widgets } = deps;
 
   // spec: part2 > Dashboards and layouts > GET /api/getDashboards
-  const own: RouteErrors = { validation: 'messageErrors', failure: 'messageErrors' };
-  app.get(
-    '/api/getDashboards',
-    {
-      config: { access: authenticated, errors: own },
-      schema: {
-        tags: TAGS,
-        summary: "The caller's dashboards and layouts (empty for new users)",
-        response: responses(own, { 200: Dashboards }),
-      },
-    },
-    async (request) => getDashboards(db, identityOf(request).user.id),
-  );
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/getDashboards',
+    access: authenticated,
+    errors: 'messageErrors',
+    tags: TAGS,
+    summary: "The caller's dashboards and layouts (empty for new users)",
+    response: { 200: Dashboards },
+
+    handler: async (request) => getDashboards(db, identityOf(request).user.id),
+  });
 
   // spec: part2 > Dashboards and layouts > POST /api/setDashboards
-  app.post(
-    '/api/setDashboards',
-    {
-      config: { access: authenticated, errors: own },
-      schema: {
-        tags: TAGS,
-        summary: "Replace the caller's dashboards and layouts",
-        body: SetDashboardsBody,
-        response: responses(own, { 201: Message, 422: MessageErrorsBody }),
-      },
-    },
-    async (request, reply) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/setDashboards',
+    access: authenticated,
+    errors: 'messageErrors',
+    tags: TAGS,
+    summary: "Replace the caller's dashboards and layouts",
+    body: SetDashboardsBody,
+    response: { 201: Message, 422: MessageErrorsBody },
+
+    handler: async (request, reply) => {
       saveDashboards(
         db,
         identityOf(request).user.id,
@@ -96,24 +90,23 @@ export async function dashboardsRoutes(
       reply.code(201);
       return { message: 'Dashboards saved' };
     },
-  );
+  });
 
   // spec: part2 > Dashboards and layouts > POST /api/addWidgetToDash
   const widget: RouteErrors = { validation: 'error', validationStatus: 400, failure: 'error' };
-  app.post(
-    '/api/addWidgetToDash',
-    {
-      config: { access: allOf('devices'), errors: widget },
-      schema: {
-        tags: TAGS,
-        summary: 'Append a widget to one of your dashboards (created when missing)',
-        description:
-          'A widget that names a device (`deviceId` or `device_id`) must name one the caller can see.',
-        body: AddWidgetBody,
-        response: responses(widget, { 201: WidgetAdded, 400: ErrorBody }),
-      },
-    },
-    async (request, reply) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/addWidgetToDash',
+    access: allOf('devices'),
+    errors: widget,
+    tags: TAGS,
+    summary: 'Append a widget to one of your dashboards (created when missing)',
+    description:
+      'A widget that names a device (`deviceId` or `device_id`) must name one the caller can see.',
+    body: AddWidgetBody,
+    response: { 201: WidgetAdded, 400: ErrorBody },
+
+    handler: async (request, reply) => {
       const identity = identityOf(request);
       const { dashboardName: name, widget: added } = request.body;
       if (typeof name !== 'string' || name.trim() === '' || name.length > 255)
@@ -148,27 +141,25 @@ export async function dashboardsRoutes(
       reply.code(201);
       return { status: 'success' as const };
     },
-  );
+  });
 
   // spec: part2 > Dashboards and layouts > GET /api/getDeviceTrackers
-  const trackers: RouteErrors = { validation: 'messageErrors', failure: 'messageErrors' };
-  app.get(
-    '/api/getDeviceTrackers',
-    {
-      config: { access: allOf('devices'), errors: trackers },
-      schema: {
-        tags: TAGS,
-        summary: "A device's trackers as widgets, with your saved layout and pinned widgets",
-        description: 'HTTP 204 (no body) when the device has no trackers.',
-        querystring: DeviceTrackersQuery,
-        response: responses(trackers, {
-          200: DeviceTrackers,
-          204: { type: 'null', description: 'no trackers' } as never,
-          422: MessageErrorsBody,
-        }),
-      },
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/getDeviceTrackers',
+    access: allOf('devices'),
+    errors: 'messageErrors',
+    tags: TAGS,
+    summary: "A device's trackers as widgets, with your saved layout and pinned widgets",
+    description: 'HTTP 204 (no body) when the device has no trackers.',
+    querystring: DeviceTrackersQuery,
+    response: {
+      200: DeviceTrackers,
+      204: Type.Null({ description: 'no trackers' }),
+      422: MessageErrorsBody,
     },
-    async (request, reply) => {
+
+    handler: async (request, reply) => {
       const identity = identityOf(request);
       const device = devices.visibleDevice(identity, request.query.deviceId);
       if (!device) {
@@ -188,57 +179,47 @@ export async function dashboardsRoutes(
         pinnedWidgets: saved?.pinnedWidgets ?? [],
       };
     },
-  );
+  });
 
   // spec: part2 > Dashboards and layouts > setDeviceLayouts, setDevicePinnedWidgets, deleteDeviceLayouts
-  const layout: RouteErrors = {
-    validation: 'legacyStatus',
-    validationStatus: 400,
-    failure: 'legacyStatus',
-  };
+  const layout: RouteErrors = { ...ERROR_PRESETS.legacyStatus, validationStatus: 400 };
   const visible = (identity: Identity, deviceId: number) => {
     const device = devices.visibleDevice(identity, deviceId);
     if (!device) throw failure(404, 'Device not found');
     return device;
   };
-  const layoutResponses = responses(layout, {
-    201: LayoutSaved,
-    400: LegacyStatusBody,
-    404: LegacyStatusBody,
-  });
+  const layoutResponses = { 201: LayoutSaved, 400: LegacyStatusBody, 404: LegacyStatusBody };
 
-  app.post(
-    '/api/setDeviceLayouts',
-    {
-      config: { access: allOf('devices'), errors: layout },
-      schema: {
-        tags: TAGS,
-        summary: 'Save your layout of a device page',
-        body: SetDeviceLayoutsBody,
-        response: layoutResponses,
-      },
-    },
-    async (request, reply) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/setDeviceLayouts',
+    access: allOf('devices'),
+    errors: layout,
+    tags: TAGS,
+    summary: 'Save your layout of a device page',
+    body: SetDeviceLayoutsBody,
+    response: layoutResponses,
+
+    handler: async (request, reply) => {
       const identity = identityOf(request);
       const device = visible(identity, request.body.deviceId);
       saveDeviceLayouts(db, identity.user.id, device.id, request.body.layouts, clock.now());
       reply.code(201);
       return { hasError: false as const, message: 'Device layout saved' };
     },
-  );
+  });
 
-  app.post(
-    '/api/setDevicePinnedWidgets',
-    {
-      config: { access: allOf('devices'), errors: layout },
-      schema: {
-        tags: TAGS,
-        summary: 'Save your pinned widgets of a device page',
-        body: SetPinnedWidgetsBody,
-        response: layoutResponses,
-      },
-    },
-    async (request, reply) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/setDevicePinnedWidgets',
+    access: allOf('devices'),
+    errors: layout,
+    tags: TAGS,
+    summary: 'Save your pinned widgets of a device page',
+    body: SetPinnedWidgetsBody,
+    response: layoutResponses,
+
+    handler: async (request, reply) => {
       const identity = identityOf(request);
       const device = visible(identity, request.body.deviceId);
       saveDevicePinnedWidgets(
@@ -251,20 +232,19 @@ export async function dashboardsRoutes(
       reply.code(201);
       return { hasError: false as const, message: 'Pinned widgets saved' };
     },
-  );
+  });
 
-  app.post(
-    '/api/deleteDeviceLayouts',
-    {
-      config: { access: allOf('devices'), errors: layout },
-      schema: {
-        tags: TAGS,
-        summary: 'Delete your saved layout of a device page',
-        body: DeviceIdBody,
-        response: layoutResponses,
-      },
-    },
-    async (request, reply) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/deleteDeviceLayouts',
+    access: allOf('devices'),
+    errors: layout,
+    tags: TAGS,
+    summary: 'Delete your saved layout of a device page',
+    body: DeviceIdBody,
+    response: layoutResponses,
+
+    handler: async (request, reply) => {
       const identity = identityOf(request);
       const device = visible(identity, request.body.deviceId);
       if (!deleteDeviceLayouts(db, identity.user.id, device.id))
@@ -272,5 +252,5 @@ export async function dashboardsRoutes(
       reply.code(201);
       return { hasError: false as const, message: 'Device layout deleted' };
     },
-  );
+  });
 }

@@ -1,10 +1,8 @@
 /**
  * The widget catalogue of device pages: each tracker table a device can have shows as a widget
- * (`widgetId`) of a default size (`w` x `h` grid cells). Interfaces and disks come with the
- * devices feature; the trackers feature registers latency, OIDs, ports and services.
+ * (`widgetId`) of a default size (`w` x `h` grid cells). The trackers feature registers its
+ * tables (it imports this feature, never the reverse).
  */
-import type { DB } from '../../platform/db/database.js';
-import { listDiskTrackers, listInterfaceTrackers } from '../devices/index.js';
 
 export interface TrackerWidgetSource {
   trackerTable: string;
@@ -36,23 +34,6 @@ export const WIDGET_IDS = {
 export class TrackerWidgets {
   private readonly sources = new Map<string, TrackerWidgetSource>();
 
-  constructor(db: DB) {
-    this.register({
-      trackerTable: 'interfaces',
-      widgetId: WIDGET_IDS.interfaces,
-      w: 6,
-      h: 4,
-      trackerIds: (id) => listInterfaceTrackers(db, id).map((t) => t.id),
-    });
-    this.register({
-      trackerTable: 'disks',
-      widgetId: WIDGET_IDS.disks,
-      w: 4,
-      h: 3,
-      trackerIds: (id) => listDiskTrackers(db, id).map((t) => t.id),
-    });
-  }
-
   /** Adds a tracker table to device pages (once per table). */
   register(source: TrackerWidgetSource): void {
     if (this.sources.has(source.trackerTable))
@@ -64,15 +45,13 @@ export class TrackerWidgets {
     return [...this.sources.values()]
       .sort((a, b) => a.widgetId - b.widgetId)
       .flatMap((source) =>
-        source
-          .trackerIds(deviceId)
-          .map((trackerId) => ({
-            trackerId,
-            trackerTable: source.trackerTable,
-            widgetId: source.widgetId,
-            w: source.w,
-            h: source.h,
-          })),
+        source.trackerIds(deviceId).map((trackerId) => ({
+          trackerId,
+          trackerTable: source.trackerTable,
+          widgetId: source.widgetId,
+          w: source.w,
+          h: source.h,
+        })),
       );
   }
 }

@@ -1,36 +1,31 @@
 /**
- * The device crawl: walks an SNMP device's system group, IF-MIB ifTable/ifXTable and
- * HOST-RESOURCES-MIB hrStorageTable, creates or refreshes its interface and disk trackers, and
- * stores the walk in walks_log.
+ * The device crawl: walks an SNMP device's system group and the subtrees registered crawl
+ * handlers ask for (the trackers feature: IF-MIB ifTable/ifXTable and HOST-RESOURCES-MIB
+ * hrStorageTable for interface and disk trackers), lets each handler store what it found, records
+ * the system group on the device and stores the walk in walks_log.
  *
  * Every SNMP-enabled device is one job of the shared scheduler (kind `device-crawl`, a slow
  * interval, at most CRAWL_CONCURRENCY at once). Creating a device with SNMP, enabling SNMP or
  * POST /api/device/{device}/recrawl asks for a crawl now; a request while that device's crawl
- * runs is remembered and served right after it. All writes of one crawl are one transaction;
- * a failed crawl changes no tracker and records its error.
+ * runs is remembered and served right after it. All writes of one crawl (the handlers' too) are
+ * one transaction; a failed crawl changes no tracker and records its error.
  */
 import type { Logger } from 'pino';
 import type { DB } from '../../platform/db/database.js';
 import type { Scheduler } from '../../platform/scheduler/scheduler.js';
 import type { SecretBox } from '../../platform/security/secret-box.js';
 import type { Clock } from '../../platform/time/time.js';
-import { findDevice, findSnmpConfig, recordCrawl, snmpDeviceIds } from './devices.repository.js';
-import { snmpTargetOf } from './snmp-config.js';
+import { textOf as text } from '../../platform/snmp/snmp-table.js';
+import { snmpTargetOfDevice } from './device-snmp.js';
+import { findDevice, recordCrawl, snmpDeviceIds } from './devices.repository.js';
 import {
-  hexOf,
   oidUnder,
   SnmpError,
   withSnmpSession,
   type DecodedVarbind,
   type SnmpTiming,
   type WalkOptions,
-} from './snmp.client.js';
-import {
-  upsertCrawledDisks,
-  upsertCrawledInterfaces,
-  type CrawledDisk,
-  type CrawledInterface,
-} from './trackers.repository.js';
+} from '../../platform/snmp/snmp.client.js';
 import type { WalksRepository } from './walks.repository.js';
 
 export const CRAWL_KIND = 'device-crawl';
@@ -43,114 +38,29 @@ const TABLE_BOUNDS: Omit<WalkOptions, 'signal'> = {
   maxRepetitions: 25,
 };
 
-export const MIB = {
-  system: '1.3.6.1.2.1.1',
-  ifEntry: '1.3.6.1.2.1.2.2.1',
-  ifXEntry: '1.3.6.1.2.1.31.1.1.1',
-  hrStorageEntry: '1.3.6.1.2.1.25.2.3.1',
-} as const;
+/** The system group: every crawl walks it (sysName, sysDescr, sysObjectID). */
+const SYSTEM_GROUP = '1.3.6.1.2.1.1';
 
-/** hrStorageTypes that are disks: fixed (.4), flash (.9) and network (.10) disks; RAM, virtual memory and removable media are not. */
-const DISK_STORAGE_TYPES = new Set([
-  '1.3.6.1.2.1.25.2.1.4',
-  '1.3.6.1.2.1.25.2.1.10',
-  '1.3.6.1.2.1.25.2.1.9',
-]);
+/**
+ * A feature's share of the device crawl: the subtrees it needs walked, and what it stores from
+ * them. The trackers feature registers one (interface and disk trackers) so that this feature
+ * never imports trackers: dependencies flow one way, trackers -> devices.
+ */
+export interface CrawlHandler {
+  /** OID subtrees the crawl walks for this handler (after the system group; each walked once). */
+  subtrees: readonly string[];
+  /**
+   * Stores what the walk found. Runs inside the crawl's one transaction (synchronous, no await):
+   * when it throws, nothing of the crawl is stored. Returns counts for the crawl's result.
+   */
+  store(deviceId: number, varbinds: readonly DecodedVarbind[], now: number): Record<string, number>;
+}
 
 export interface CrawlResult {
-  interfaces: number;
-  disks: number;
   varbinds: number;
   sysName: string | null;
-}
-
-/** Rows of a conceptual table: index -> column -> value (single-component indexes). */
-export function tableRows(
-  varbinds: readonly DecodedVarbind[],
-  entryOid: string,
-): Map<number, Map<number, DecodedVarbind>> {
-  const rows = new Map<number, Map<number, DecodedVarbind>>();
-  for (const varbind of varbinds) {
-    if (!oidUnder(varbind.oid, entryOid)) continue;
-    const [column, index, ...rest] = varbind.oid
-      .slice(entryOid.length + 1)
-      .split('.')
-      .map(Number);
-    if (column === undefined || index === undefined || rest.length > 0 || !Number.isInteger(index))
-      continue;
-    let row = rows.get(index);
-    if (!row) rows.set(index, (row = new Map<number, DecodedVarbind>()));
-    row.set(column, varbind);
-  }
-  return rows;
-}
-
-const num = (v: DecodedVarbind | undefined): number | null =>
-  v && typeof v.value === 'number'
-    ? v.value
-    : v && typeof v.value === 'string' && /^\d+$/.test(v.value)
-      ? Number(v.value)
-      : null;
-const text = (v: DecodedVarbind | undefined): string | null =>
-  v && v.value !== null && v.value !== '' ? String(v.value) : null;
-
-/** A MAC from ifPhysAddress: net-snmp's octets, shown as printable text only when they happened to be printable. */
-function macOf(v: DecodedVarbind | undefined): string | null {
-  if (!v || v.value === null || v.value === '') return null;
-  if (v.type === 'Hex-STRING') return String(v.value);
-  return hexOf(Buffer.from(String(v.value), 'utf8'));
-}
-
-export function parseInterfaces(varbinds: readonly DecodedVarbind[]): CrawledInterface[] {
-  const ifTable = tableRows(varbinds, MIB.ifEntry);
-  const ifXTable = tableRows(varbinds, MIB.ifXEntry);
-  return [...ifTable.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([index, row]) => {
-      const x = ifXTable.get(index) ?? new Map<number, DecodedVarbind>();
-      const highSpeed = num(x.get(15));
-      const speed = num(row.get(5));
-      return {
-        index,
-        name: text(x.get(1)) ?? text(row.get(2)) ?? `if${index}`,
-        descr: text(row.get(2)),
-        alias: text(x.get(18)),
-        type: num(row.get(3)),
-        mtu: num(row.get(4)),
-        // ifSpeed saturates at 4294967295; ifHighSpeed (Mbit/s) is exact above that.
-        speed:
-          highSpeed !== null &&
-          highSpeed > 0 &&
-          (speed === null || speed >= 4_294_967_295 || highSpeed * 1_000_000 > speed)
-            ? highSpeed * 1_000_000
-            : speed,
-        mac: macOf(row.get(6)),
-        adminStatus: num(row.get(7)),
-        operStatus: num(row.get(8)),
-      };
-    });
-}
-
-export function parseDisks(varbinds: readonly DecodedVarbind[]): CrawledDisk[] {
-  const disks: CrawledDisk[] = [];
-  for (const [index, row] of [...tableRows(varbinds, MIB.hrStorageEntry).entries()].sort(
-    ([a], [b]) => a - b,
-  )) {
-    const storageType = text(row.get(2));
-    if (!storageType || !DISK_STORAGE_TYPES.has(storageType)) continue;
-    const units = num(row.get(4)) ?? 0;
-    const size = num(row.get(5)) ?? 0;
-    const used = num(row.get(6)) ?? 0;
-    disks.push({
-      index,
-      name: text(row.get(3)) ?? `storage ${index}`,
-      storageType,
-      allocationUnits: units,
-      total: size * units,
-      available: Math.max(0, size - used) * units,
-    });
-  }
-  return disks;
+  /** What each handler stored, by handler name. */
+  stored: Record<string, Record<string, number>>;
 }
 
 export interface CrawlDeps {
@@ -165,6 +75,7 @@ export interface CrawlDeps {
 export class CrawlEngine {
   private readonly running = new Set<number>();
   private readonly again = new Set<number>();
+  private readonly handlers = new Map<string, CrawlHandler>();
 
   constructor(private readonly deps: CrawlDeps) {
     deps.scheduler.defineKind<{ deviceId: number }>(CRAWL_KIND, {
@@ -173,6 +84,12 @@ export class CrawlEngine {
         await this.runJob(job.payload.deviceId, signal);
       },
     });
+  }
+
+  /** Adds a feature's share of every crawl (once per name). */
+  registerHandler(name: string, handler: CrawlHandler): void {
+    if (this.handlers.has(name)) throw new Error(`crawl handler ${name} is already registered`);
+    this.handlers.set(name, handler);
   }
 
   static jobId(deviceId: number): string {
@@ -237,17 +154,19 @@ export class CrawlEngine {
    */
   async crawl(deviceId: number, signal?: AbortSignal): Promise<CrawlResult | null> {
     const { db, clock, secrets, walks } = this.deps;
-    const device = findDevice(db, deviceId);
-    const config = findSnmpConfig(db, deviceId);
-    if (!device || device.enable_snmp !== 1 || !config) return null;
-    const target = snmpTargetOf(secrets, device.ip_address, config);
+    const target = snmpTargetOfDevice(db, secrets, deviceId);
+    if (!target) return null;
     const started = clock.now();
     const t0 = Date.now();
     let varbinds: DecodedVarbind[] = [];
     let truncated = false;
     try {
       await withSnmpSession(target, CRAWL_TIMING, async (session) => {
-        for (const base of [MIB.system, MIB.ifEntry, MIB.ifXEntry, MIB.hrStorageEntry]) {
+        const subtrees = new Set([
+          SYSTEM_GROUP,
+          ...[...this.handlers.values()].flatMap((h) => h.subtrees),
+        ]);
+        for (const base of subtrees) {
           const part = await session.subtree(base, {
             ...TABLE_BOUNDS,
             ...(signal ? { signal } : {}),
@@ -266,19 +185,18 @@ export class CrawlEngine {
       }
       throw error;
     }
-    const interfaces = parseInterfaces(varbinds);
-    const disks = parseDisks(varbinds);
     const system = new Map(
-      varbinds.filter((v) => oidUnder(v.oid, MIB.system)).map((v) => [v.oid, v]),
+      varbinds.filter((v) => oidUnder(v.oid, SYSTEM_GROUP)).map((v) => [v.oid, v]),
     );
     const sysName = text(system.get('1.3.6.1.2.1.1.5.0'));
     const now = clock.now();
+    const stored: CrawlResult['stored'] = {};
     db.transaction(() => {
       // The device may have been deleted (or SNMP switched off) while the agent was answering.
       const current = findDevice(db, deviceId);
       if (!current || current.enable_snmp !== 1) return;
-      upsertCrawledInterfaces(db, deviceId, interfaces, now);
-      upsertCrawledDisks(db, deviceId, disks, now);
+      for (const [name, handler] of this.handlers)
+        stored[name] = handler.store(deviceId, varbinds, now);
       walks.insert({
         deviceId,
         timestamp: started,
@@ -295,11 +213,6 @@ export class CrawlEngine {
         sysObjectId: text(system.get('1.3.6.1.2.1.1.2.0')),
       });
     })();
-    return {
-      interfaces: interfaces.length,
-      disks: disks.length,
-      varbinds: varbinds.length,
-      sysName,
-    };
+    return { varbinds: varbinds.length, sysName, stored };
   }
 }

@@ -3,9 +3,9 @@
  */
 import type { DB } from '../../platform/db/database.js';
 import type { SecretBox } from '../../platform/security/secret-box.js';
-import { maskedSecret } from './snmp-config.js';
-import type { SnmpConfigRow } from './devices.repository.js';
-import type { AuthProtocol, PrivProtocol, SnmpTarget } from './snmp.client.js';
+import { maskSecret } from '../../platform/http/encrypted-field.js';
+import { DEFAULT_SNMP, type SnmpConfigRow } from '../../platform/snmp/snmp-config.js';
+import type { AuthProtocol, PrivProtocol, SnmpTarget } from '../../platform/snmp/snmp.client.js';
 
 export interface CredentialRow {
   id: number;
@@ -30,9 +30,9 @@ export function credentialRecord(row: CredentialRow) {
     authuser: row.authuser,
     snmp_authprot: row.snmp_authprot,
     snmp_privprot: row.snmp_privprot,
-    snmp_community: maskedSecret(row.snmp_community),
-    authpass: maskedSecret(row.authpass),
-    snmp_privpass: maskedSecret(row.snmp_privpass),
+    snmp_community: maskSecret(row.snmp_community),
+    authpass: maskSecret(row.authpass),
+    snmp_privpass: maskSecret(row.snmp_privpass),
     snmp_port: row.snmp_port,
   };
 }
@@ -96,15 +96,7 @@ export function credentialAttempts(
   const attempts: CredentialAttempt[] = [];
   const open = (sealed: string | null) => (sealed ? box.open(sealed) : null);
   const port = credential.snmp_port;
-  const none = {
-    snmp_community: null,
-    snmp_v3_security: null,
-    authuser: null,
-    authpass: null,
-    authprot: null,
-    privpass: null,
-    privprot: null,
-  };
+  const none = DEFAULT_SNMP;
   const community = open(credential.snmp_community);
   if (community) {
     attempts.push({

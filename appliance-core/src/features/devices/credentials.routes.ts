@@ -4,11 +4,12 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { CoreContext } from '../../platform/context.js';
-import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
+import { failure } from '../../platform/http/envelopes.js';
 import { nextSealedSecret } from '../../platform/http/encrypted-field.js';
 import type { App } from '../../platform/http/http-server.js';
 import { allOf } from '../../platform/http/identity.js';
-import { legacy200, responses } from '../../platform/http/schemas.js';
+import { defineRoute } from '../../platform/http/define-route.js';
+import { legacy200 } from '../../platform/http/schemas.js';
 import {
   credentialRecord,
   deleteCredential,
@@ -24,51 +25,52 @@ import {
   CredentialSaved,
   LegacyMessage,
 } from './devices.schema.js';
-import { MIN_V3_PASSPHRASE, normalizeAuthProtocol, normalizePrivProtocol } from './snmp-config.js';
-import { AUTH_PROTOCOLS, PRIV_PROTOCOLS } from './snmp.client.js';
+import {
+  MIN_V3_PASSPHRASE,
+  normalizeAuthProtocol,
+  normalizePrivProtocol,
+} from '../../platform/snmp/snmp-config.js';
+import { AUTH_PROTOCOLS, PRIV_PROTOCOLS } from '../../platform/snmp/snmp.client.js';
 
 const TAGS = ['devices'];
-const LEGACY: RouteErrors = { validation: 'legacy', failure: 'legacy' };
 
 export async function credentialsRoutes(app: App, ctx: CoreContext): Promise<void> {
   const { db, clock, secrets } = ctx;
 
   // spec: part2 > Autodiscovery credentials > GET /api/getCredentials
-  app.get(
-    '/api/getCredentials',
-    {
-      config: { access: allOf('write_devices'), errors: LEGACY },
-      schema: {
-        tags: TAGS,
-        summary: 'List autodiscovery credential sets (secrets masked)',
-        response: responses(LEGACY, { 200: legacy200(CredentialList) }),
-      },
-    },
-    async () => ({
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/getCredentials',
+    access: allOf('write_devices'),
+    errors: 'legacy',
+    tags: TAGS,
+    summary: 'List autodiscovery credential sets (secrets masked)',
+    response: { 200: legacy200(CredentialList) },
+
+    handler: async () => ({
       status: 201 as const,
       hasError: false as const,
       data: listCredentials(db).map(credentialRecord),
     }),
-  );
+  });
 
   // spec: part2 > Autodiscovery credentials > POST /api/addEditCredential
-  app.post(
-    '/api/addEditCredential',
-    {
-      config: { access: allOf('write_devices'), errors: LEGACY },
-      schema: {
-        tags: TAGS,
-        summary: 'Create, update (with id) or delete (action delete) a credential set',
-        description:
-          'Secrets (`snmp_community`, `authpass`, `snmp_privpass`) are kept when omitted, empty or the sentinel. `snmp_port` (default 161) is the port discovery sweeps use with this set.',
-        body: AddEditCredentialBody,
-        response: responses(LEGACY, {
-          200: legacy200(LegacyMessage),
-          201: Type.Union([CredentialSaved, LegacyMessage]),
-        }),
-      },
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/addEditCredential',
+    access: allOf('write_devices'),
+    errors: 'legacy',
+    tags: TAGS,
+    summary: 'Create, update (with id) or delete (action delete) a credential set',
+    description:
+      'Secrets (`snmp_community`, `authpass`, `snmp_privpass`) are kept when omitted, empty or the sentinel. `snmp_port` (default 161) is the port discovery sweeps use with this set.',
+    body: AddEditCredentialBody,
+    response: {
+      200: legacy200(LegacyMessage),
+      201: Type.Union([CredentialSaved, LegacyMessage]),
     },
-    async (request, reply) => {
+
+    handler: async (request, reply) => {
       const body = request.body;
       if (body.action === 'delete') {
         if (body.id === undefined) throw failure(200, 'The id field is required.');
@@ -126,5 +128,5 @@ export async function credentialsRoutes(app: App, ctx: CoreContext): Promise<voi
         credential: { id, label: fields.label },
       };
     },
-  );
+  });
 }

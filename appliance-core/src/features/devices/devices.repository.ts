@@ -2,7 +2,8 @@
  * SQL for devices, their SNMP configuration, tags and profiles. Plain functions, database first.
  * Secrets arrive here sealed and leave sealed.
  */
-import type { DB } from '../../platform/db/database.js';
+import type { DB, Statement } from '../../platform/db/database.js';
+import type { SnmpConfigRow } from '../../platform/snmp/snmp-config.js';
 import type { DeviceTag } from './devices.schema.js';
 
 export const APPLIANCE_DEVICE_ID = 1;
@@ -119,6 +120,24 @@ export function snmpDeviceIds(db: DB): number[] {
   ).map((r) => r.id);
 }
 
+const addressStatements = new WeakMap<DB, Statement>();
+
+/**
+ * The addresses of devices by id (a missing device is absent): what the pollers probe. Prepared
+ * once per connection (the latency and TCP pollers ask for every batch and every check).
+ */
+export function deviceAddresses(db: DB, deviceIds: readonly number[]): Map<number, string> {
+  let statement = addressStatements.get(db);
+  if (!statement) {
+    statement = db.prepare(
+      'SELECT id, ip_address FROM devices WHERE id IN (SELECT value FROM json_each(?))',
+    );
+    addressStatements.set(db, statement);
+  }
+  const rows = statement.all(JSON.stringify(deviceIds)) as { id: number; ip_address: string }[];
+  return new Map(rows.map((r) => [r.id, r.ip_address]));
+}
+
 /** Every device IP address (discovery skips them). */
 export function deviceIpSet(db: DB): Set<string> {
   return new Set(
@@ -128,24 +147,46 @@ export function deviceIpSet(db: DB): Set<string> {
   );
 }
 
+// --- writes other features queue on the storage writer ------------------------------------
+
+const REACHABILITY_SQL = 'UPDATE devices SET reachability = ?, reachability_at = ? WHERE id = ?';
+
 /**
- * The reachability update as data (SQL and its parameters), for a writer on another connection
- * (the trackers' storage writer). It writes only `reachability` and `reachability_at`, which the
- * device list cache does not watch (devices.service.ts): keep it so.
+ * The statements of this feature's tables that other features queue on the storage writer (it
+ * runs them on its own connection). `devices.reachability` writes only `reachability` and
+ * `reachability_at`, which no TEMP-trigger cache of the main connection watches (the device list
+ * and the IP map watch other columns): keep it so.
  */
-export const DEVICE_REACHABILITY_SQL =
-  'UPDATE devices SET reachability = ?, reachability_at = ? WHERE id = ?';
-export const deviceReachabilityParams = (deviceId: number, latency: number, now: number) =>
+const DEVICE_WRITES: Readonly<Record<string, string>> = {
+  'devices.reachability': REACHABILITY_SQL,
+};
+
+/** Defines this feature's statements on a storage writer (idempotent). */
+export function registerDeviceWrites(writer: { define(name: string, sql: string): void }): void {
+  for (const [name, sql] of Object.entries(DEVICE_WRITES)) writer.define(name, sql);
+}
+
+/** Latency >= 0 is up, -1 is down (spec part 2, States). */
+const reachabilityParams = (deviceId: number, latency: number, now: number) =>
   [latency >= 0 ? 'up' : 'down', now, deviceId] as const;
 
-/** Records the latest latency reading: latency >= 0 is up, -1 is down (spec part 2, States). */
+/** A latency reading's reachability update, as a named write for the storage writer. */
+export function deviceReachabilityWrite(
+  deviceId: number,
+  latency: number,
+  now: number,
+): [name: 'devices.reachability', params: (string | number)[]] {
+  return ['devices.reachability', [...reachabilityParams(deviceId, latency, now)]];
+}
+
+/** Records the latest latency reading on this connection (tests and fixtures). */
 export function setDeviceReachability(
   db: DB,
   deviceId: number,
   latency: number,
   now: number,
 ): void {
-  db.prepare(DEVICE_REACHABILITY_SQL).run(...deviceReachabilityParams(deviceId, latency, now));
+  db.prepare(REACHABILITY_SQL).run(...reachabilityParams(deviceId, latency, now));
 }
 
 // --- tags -----------------------------------------------------------------------------------
@@ -175,11 +216,38 @@ export function deviceTagsBySlugs(db: DB, slugs: readonly string[]): TagRow[] {
     .all(JSON.stringify(slugs)) as TagRow[];
 }
 
-export function insertDeviceTag(db: DB, slug: string, name: string): number {
-  return Number(
-    db.prepare(`INSERT INTO tags (slug, name, type) VALUES (?, ?, 'device')`).run(slug, name)
-      .lastInsertRowid,
-  );
+/** The id of the device tag `slug`, created (named `name`) when missing. */
+export function ensureDeviceTag(db: DB, slug: string, name: string): number {
+  db.prepare(
+    `INSERT INTO tags (slug, name, type) VALUES (?, ?, 'device') ON CONFLICT (slug, type) DO NOTHING`,
+  ).run(slug, name);
+  return (
+    db.prepare(`SELECT id FROM tags WHERE slug = ? AND type = 'device'`).get(slug) as { id: number }
+  ).id;
+}
+
+/** Deletes a device's SNMP configuration (device deletion). */
+export function deleteSnmpConfig(db: DB, deviceId: number): void {
+  db.prepare('DELETE FROM device_snmp WHERE device_id = ?').run(deviceId);
+}
+
+export function deleteDeviceTagLinks(db: DB, deviceId: number): void {
+  db.prepare('DELETE FROM device_tags WHERE device_id = ?').run(deviceId);
+}
+
+/** Every device with its address, label and profile, and every tag link (the IP map's rows). */
+export function deviceDirectoryRows(db: DB): {
+  devices: { id: number; ip: string; label: string; profile: string }[];
+  links: { device_id: number; tag_id: number }[];
+} {
+  return {
+    devices: db
+      .prepare('SELECT id, ip_address AS ip, label, profile FROM devices ORDER BY id')
+      .all() as { id: number; ip: string; label: string; profile: string }[],
+    links: db
+      .prepare('SELECT device_id, tag_id FROM device_tags ORDER BY device_id, tag_id')
+      .all() as { device_id: number; tag_id: number }[],
+  };
 }
 
 export function tagIdsOfDevice(db: DB, deviceId: number): number[] {
@@ -259,31 +327,6 @@ export function profileExists(db: DB, profile: string): boolean {
 }
 
 // --- SNMP configuration ---------------------------------------------------------------------
-
-/** The stored SNMP configuration; secret columns hold sealed values. */
-export interface SnmpConfigRow {
-  snmp_version: 1 | 2 | 3;
-  snmp_port: number;
-  snmp_community: string | null;
-  snmp_v3_security: 'noAuthNoPriv' | 'authNoPriv' | 'authPriv' | null;
-  authuser: string | null;
-  authpass: string | null;
-  authprot: string | null;
-  privpass: string | null;
-  privprot: string | null;
-}
-
-export const SNMP_COLUMNS = [
-  'snmp_version',
-  'snmp_port',
-  'snmp_community',
-  'snmp_v3_security',
-  'authuser',
-  'authpass',
-  'authprot',
-  'privpass',
-  'privprot',
-] as const;
 
 export interface DeviceSnmpRow extends SnmpConfigRow {
   device_id: number;

@@ -7,10 +7,10 @@ import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import { allOf, anyOf, type Identity } from '../../platform/http/identity.js';
 import { identityOf } from '../../platform/http/route-config.js';
+import { defineRoute, ERROR_PRESETS } from '../../platform/http/define-route.js';
 import {
   legacy200,
   MessageBody,
-  responses,
   StatusCodeBody,
   StatusMessageBody,
   FalseErrorsBody,
@@ -28,8 +28,8 @@ import {
 import {
   AddTagsBody,
   DeleteDeviceBody,
-  DeviceDetailBody,
-  DeviceList,
+  deviceDetailBody,
+  deviceListBody,
   DeviceListQuery,
   DeviceParams,
   DeviceSaved,
@@ -46,8 +46,8 @@ import {
   TestSnmpResult,
 } from './devices.schema.js';
 import { canonicalIp, DeviceRuleError, type DevicesService } from './devices.service.js';
-import { maskSnmpConfig, probeTargetOf } from './snmp-config.js';
-import { probeSystem, SnmpError, withSnmpSession } from './snmp.client.js';
+import { maskSnmpConfig, probeTargetOf } from '../../platform/snmp/snmp-config.js';
+import { probeSystem, SnmpError, withSnmpSession } from '../../platform/snmp/snmp.client.js';
 
 const TAGS = ['devices'];
 const DEVICE_NOT_FOUND = 'Device not found';
@@ -66,44 +66,44 @@ export async function devicesRoutes(
   const { devices } = deps;
 
   // spec: part2 > Device inventory > GET /api/devices
-  const inventory: RouteErrors = { validation: 'statusCode', failure: 'statusCode' };
-  app.get(
-    '/api/devices',
-    {
-      config: { access: anyOf('devices', 'overwatch'), errors: inventory },
-      schema: {
-        tags: TAGS,
-        summary: 'List devices (tag scoped), with optional eager-loaded relations',
-        querystring: DeviceListQuery,
-        response: responses(inventory, { 200: DeviceList }),
-      },
-    },
-    async (request, reply) => {
+  const { relations, sections } = devices.providedSchemas();
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/devices',
+    access: anyOf('devices', 'overwatch'),
+    errors: 'statusCode',
+    tags: TAGS,
+    summary: 'List devices (tag scoped), with optional eager-loaded relations',
+    querystring: DeviceListQuery,
+    response: { 200: deviceListBody(relations) },
+
+    handler: async (request, reply) => {
       const identity = identityOf(request);
       const cached = devices.cachedListJson(
         identity,
         request.query,
         (list) => reply.serializeInput({ status: 200, devices: list }, '200') as string,
       );
-      if (cached !== null) return reply.type('application/json; charset=utf-8').send(cached);
+      // The cached answer is this route's 200 body, already serialised with its schema.
+      if (cached !== null)
+        return reply.type('application/json; charset=utf-8').send(cached as never);
       return { status: 200 as const, devices: devices.list(identity, request.query) };
     },
-  );
+  });
 
   // spec: part2 > Device inventory > GET /api/device/{device}
-  app.get(
-    '/api/device/:device',
-    {
-      config: { access: allOf('devices'), errors: inventory },
-      schema: {
-        tags: TAGS,
-        summary: 'One device with its SNMP configuration (masked) and its data in a time window',
-        params: DeviceParams,
-        querystring: DeviceWindowQuery,
-        response: responses(inventory, { 200: DeviceDetailBody, 404: StatusCodeBody }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/device/:device',
+    access: allOf('devices'),
+    errors: 'statusCode',
+    tags: TAGS,
+    summary: 'One device with its SNMP configuration (masked) and its data in a time window',
+    params: DeviceParams,
+    querystring: DeviceWindowQuery,
+    response: { 200: deviceDetailBody(sections), 404: StatusCodeBody },
+
+    handler: async (request) => {
       const device = devices.visibleDevice(identityOf(request), request.params.device);
       if (!device) throw failure(404, DEVICE_NOT_FOUND);
       const window = deviceWindow(request.query, clock.now());
@@ -112,7 +112,7 @@ export async function devicesRoutes(
       const { snmp, ...detail } = devices.detail(device, window.window);
       return { status: 200 as const, device: { ...detail, snmpconfig: maskSnmpConfig(snmp) } };
     },
-  );
+  });
 
   // spec: part2 > Device inventory > GET /api/device/{device}/stats
   const stats: RouteErrors = {
@@ -121,52 +121,49 @@ export async function devicesRoutes(
     failure: 'message',
     internal: 'Device statistics could not be computed.',
   };
-  app.get(
-    '/api/device/:device/stats',
-    {
-      config: { access: allOf('devices'), errors: stats },
-      schema: {
-        tags: TAGS,
-        summary: 'Rows and storage of each log category of a device, ending with a Total row',
-        params: DeviceParams,
-        response: responses(stats, {
-          200: DeviceStats,
-          400: MessageBody,
-          404: MessageBody,
-          500: MessageBody,
-        }),
-      },
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/device/:device/stats',
+    access: allOf('devices'),
+    errors: stats,
+    tags: TAGS,
+    summary: 'Rows and storage of each log category of a device, ending with a Total row',
+    params: DeviceParams,
+    response: {
+      200: DeviceStats,
+      400: MessageBody,
+      404: MessageBody,
+      500: MessageBody,
     },
-    async (request) => {
+
+    handler: async (request) => {
       const device = devices.visibleDevice(identityOf(request), request.params.device);
       if (!device) throw failure(404, DEVICE_NOT_FOUND);
       return devices.stats(device.id);
     },
-  );
+  });
 
   // spec: part2 > Device inventory > POST /api/device/set
   const save: RouteErrors = {
-    validation: 'statusCode',
-    failure: 'statusCode',
+    ...ERROR_PRESETS.statusCode,
     internal: 'The device could not be saved.',
   };
-  app.post(
-    '/api/device/set',
-    {
-      config: { access: allOf('write_devices'), errors: save },
-      schema: {
-        tags: TAGS,
-        summary: 'Create (no id) or update a device',
-        body: DeviceSetBody,
-        response: responses(save, {
-          200: DeviceSaved,
-          409: StatusCodeBody,
-          422: StatusCodeBody,
-          500: StatusCodeBody,
-        }),
-      },
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/device/set',
+    access: allOf('write_devices'),
+    errors: save,
+    tags: TAGS,
+    summary: 'Create (no id) or update a device',
+    body: DeviceSetBody,
+    response: {
+      200: DeviceSaved,
+      409: StatusCodeBody,
+      422: StatusCodeBody,
+      500: StatusCodeBody,
     },
-    async (request) => {
+
+    handler: async (request) => {
       try {
         const saved = devices.save(identityOf(request), request.body);
         return {
@@ -180,26 +177,24 @@ export async function devicesRoutes(
         throw err;
       }
     },
-  );
+  });
 
   // spec: part2 > Device inventory > DELETE /api/device/{device}
   const remove: RouteErrors = {
-    validation: 'statusCode',
-    failure: 'statusCode',
+    ...ERROR_PRESETS.statusCode,
     internal: 'The device could not be deleted.',
   };
-  app.delete(
-    '/api/device/:device',
-    {
-      config: { access: allOf('devices', 'write_devices'), errors: remove },
-      schema: {
-        tags: TAGS,
-        summary: 'Delete a device with its tags and history',
-        params: DeviceParams,
-        response: responses(remove, { 200: StatusMessage(200), 500: StatusCodeBody }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'DELETE',
+    url: '/api/device/:device',
+    access: allOf('devices', 'write_devices'),
+    errors: remove,
+    tags: TAGS,
+    summary: 'Delete a device with its tags and history',
+    params: DeviceParams,
+    response: { 200: StatusMessage(200), 500: StatusCodeBody },
+
+    handler: async (request) => {
       const device = devices.visibleDevice(identityOf(request), request.params.device);
       if (!device) throw failure(500, DEVICE_NOT_FOUND);
       const outcome = devices.delete(device.id);
@@ -208,22 +203,20 @@ export async function devicesRoutes(
       if (outcome === 'missing') throw failure(500, DEVICE_NOT_FOUND);
       return { status: 200 as const, message: 'Device deleted' };
     },
-  );
+  });
 
   // spec: part2 > Device inventory > POST /api/deleteDevice (legacy)
-  const legacyDelete: RouteErrors = { validation: 'legacy', failure: 'legacy' };
-  app.post(
-    '/api/deleteDevice',
-    {
-      config: { access: allOf('write_devices'), errors: legacyDelete },
-      schema: {
-        tags: TAGS,
-        summary: 'Delete a device (legacy)',
-        body: DeleteDeviceBody,
-        response: responses(legacyDelete, { 200: legacy200(LegacyDeleted), 404: LegacyStatusBody }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/deleteDevice',
+    access: allOf('write_devices'),
+    errors: 'legacy',
+    tags: TAGS,
+    summary: 'Delete a device (legacy)',
+    body: DeleteDeviceBody,
+    response: { 200: legacy200(LegacyDeleted), 404: LegacyStatusBody },
+
+    handler: async (request) => {
       const device = devices.visibleDevice(identityOf(request), request.body.device);
       if (!device) throw failure(404, DEVICE_NOT_FOUND, { family: 'legacyStatus' });
       const outcome = devices.delete(device.id);
@@ -232,25 +225,24 @@ export async function devicesRoutes(
       if (outcome === 'missing') throw failure(404, DEVICE_NOT_FOUND, { family: 'legacyStatus' });
       return { status: 201 as const, hasError: false as const, message: true as const };
     },
-  );
+  });
 
   // spec: part2 > Device inventory > POST /api/device/{device}/recrawl
-  app.post(
-    '/api/device/:device/recrawl',
-    {
-      config: { access: allOf('devices', 'write_devices'), errors: inventory },
-      schema: {
-        tags: TAGS,
-        summary: 'Queue a discovery crawl of the device (SNMP walk: interfaces, disks)',
-        params: DeviceParams,
-        response: responses(inventory, {
-          200: StatusMessage(200),
-          404: StatusCodeBody,
-          422: StatusCodeBody,
-        }),
-      },
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/device/:device/recrawl',
+    access: allOf('devices', 'write_devices'),
+    errors: 'statusCode',
+    tags: TAGS,
+    summary: 'Queue a discovery crawl of the device (SNMP walk: interfaces, disks)',
+    params: DeviceParams,
+    response: {
+      200: StatusMessage(200),
+      404: StatusCodeBody,
+      422: StatusCodeBody,
     },
-    async (request) => {
+
+    handler: async (request) => {
       const device = devices.visibleDevice(identityOf(request), request.params.device);
       if (!device) throw failure(404, DEVICE_NOT_FOUND);
       if (device.enable_snmp !== 1 || !findSnmpConfig(db, device.id))
@@ -259,34 +251,32 @@ export async function devicesRoutes(
       devices.crawl.queueNow(device.id);
       return { status: 200 as const, message: 'Crawl queued' };
     },
-  );
+  });
 
   // spec: part2 > Device inventory > POST /api/testSnmp
   const testSnmp: RouteErrors = {
-    validation: 'statusMessage',
+    ...ERROR_PRESETS.statusMessage,
     validationStatus: 422,
-    failure: 'statusMessage',
     internal: 'The SNMP test failed unexpectedly.',
   };
-  app.post(
-    '/api/testSnmp',
-    {
-      config: { access: allOf('write_devices'), errors: testSnmp },
-      schema: {
-        tags: TAGS,
-        summary: 'Probe an SNMP agent with a configuration (nothing is saved)',
-        description:
-          'Masked or blank secrets are taken from the device named by device_id. A probe that gets no proper answer is `{status: 301, message}`.',
-        body: TestSnmpBody,
-        response: responses(testSnmp, {
-          200: TestSnmpResult,
-          404: StatusMessageBody,
-          422: StatusMessageBody,
-          500: StatusMessageBody,
-        }),
-      },
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/testSnmp',
+    access: allOf('write_devices'),
+    errors: testSnmp,
+    tags: TAGS,
+    summary: 'Probe an SNMP agent with a configuration (nothing is saved)',
+    description:
+      'Masked or blank secrets are taken from the device named by device_id. A probe that gets no proper answer is `{status: 301, message}`.',
+    body: TestSnmpBody,
+    response: {
+      200: TestSnmpResult,
+      404: StatusMessageBody,
+      422: StatusMessageBody,
+      500: StatusMessageBody,
     },
-    async (request) => {
+
+    handler: async (request) => {
       const { ip, snmpconfig, device_id: deviceId } = request.body;
       let stored = null;
       if (deviceId !== undefined && deviceId !== null) {
@@ -310,43 +300,43 @@ export async function devicesRoutes(
         throw err;
       }
     },
-  );
+  });
 
   // spec: part2 > Tags and profiles > GET /api/tags
-  app.get(
-    '/api/tags',
-    {
-      config: { access: anyOf('devices', 'overwatch', 'write_devices'), errors: inventory },
-      schema: {
-        tags: TAGS,
-        summary: 'List tags (a tag-restricted user sees their own tags)',
-        response: responses(inventory, { 200: TagList }),
-      },
-    },
-    async (request) => ({ status: 200 as const, tags: listTags(db, identityOf(request).tagIds) }),
-  );
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/tags',
+    access: anyOf('devices', 'overwatch', 'write_devices'),
+    errors: 'statusCode',
+    tags: TAGS,
+    summary: 'List tags (a tag-restricted user sees their own tags)',
+    response: { 200: TagList },
+
+    handler: async (request) => ({
+      status: 200 as const,
+      tags: listTags(db, identityOf(request).tagIds),
+    }),
+  });
 
   // spec: part2 > Tags and profiles > GET /api/device/{device}/tags
-  app.get(
-    '/api/device/:device/tags',
-    {
-      config: { access: allOf('devices'), errors: inventory },
-      schema: {
-        tags: TAGS,
-        summary: "A device's tags",
-        params: DeviceParams,
-        response: responses(inventory, { 200: DeviceTagList, 404: StatusCodeBody }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/device/:device/tags',
+    access: allOf('devices'),
+    errors: 'statusCode',
+    tags: TAGS,
+    summary: "A device's tags",
+    params: DeviceParams,
+    response: { 200: DeviceTagList, 404: StatusCodeBody },
+
+    handler: async (request) => {
       const device = devices.visibleDevice(identityOf(request), request.params.device);
       if (!device) throw failure(404, DEVICE_NOT_FOUND);
       return { status: 200 as const, tags: tagsOfDevices(db, [device.id]).get(device.id) ?? [] };
     },
-  );
+  });
 
   // spec: part2 > Tags and profiles > POST /api/device/{device}/tags
-  const tagWrite: RouteErrors = { validation: 'falseErrors', failure: 'falseErrors' };
   const changeTags = (
     identity: Identity,
     deviceId: number,
@@ -359,64 +349,61 @@ export async function devicesRoutes(
     if (!plan.ok) throw failure(400, plan.message, { fields: { tags: [plan.message] } });
     db.transaction(() => replaceDeviceTags(db, device.id, devices.applyTagPlan(plan)))();
   };
-  app.post(
-    '/api/device/:device/tags',
-    {
-      config: { access: allOf('devices', 'write_devices'), errors: tagWrite },
-      schema: {
-        tags: TAGS,
-        summary: 'Add tags to a device (missing tags are created)',
-        params: DeviceParams,
-        body: AddTagsBody,
-        response: responses(tagWrite, {
-          201: StatusMessage(201),
-          400: FalseErrorsBody,
-          404: FalseErrorsBody,
-        }),
-      },
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/device/:device/tags',
+    access: allOf('devices', 'write_devices'),
+    errors: 'falseErrors',
+    tags: TAGS,
+    summary: 'Add tags to a device (missing tags are created)',
+    params: DeviceParams,
+    body: AddTagsBody,
+    response: {
+      201: StatusMessage(201),
+      400: FalseErrorsBody,
+      404: FalseErrorsBody,
     },
-    async (request, reply) => {
+
+    handler: async (request, reply) => {
       changeTags(identityOf(request), request.params.device, request.body.tags, 'add');
       reply.code(201);
       return { status: 201 as const, message: 'Tags added' };
     },
-  );
+  });
 
   // spec: part2 > Tags and profiles > DELETE /api/device/{device}/tags
-  app.delete(
-    '/api/device/:device/tags',
-    {
-      config: { access: allOf('devices', 'write_devices'), errors: tagWrite },
-      schema: {
-        tags: TAGS,
-        summary: 'Remove tags from a device',
-        params: DeviceParams,
-        body: RemoveTagsBody,
-        response: responses(tagWrite, {
-          200: StatusMessage(200),
-          400: FalseErrorsBody,
-          404: FalseErrorsBody,
-        }),
-      },
+  defineRoute(app, {
+    method: 'DELETE',
+    url: '/api/device/:device/tags',
+    access: allOf('devices', 'write_devices'),
+    errors: 'falseErrors',
+    tags: TAGS,
+    summary: 'Remove tags from a device',
+    params: DeviceParams,
+    body: RemoveTagsBody,
+    response: {
+      200: StatusMessage(200),
+      400: FalseErrorsBody,
+      404: FalseErrorsBody,
     },
-    async (request) => {
+
+    handler: async (request) => {
       changeTags(identityOf(request), request.params.device, request.body.tags, 'remove');
       return { status: 200 as const, message: 'Tags removed' };
     },
-  );
+  });
 
   // spec: part2 > Tags and profiles > GET /api/device/profiles
-  app.get(
-    '/api/device/profiles',
-    {
-      config: { access: anyOf('devices', 'overwatch', 'write_devices'), errors: inventory },
-      schema: {
-        tags: TAGS,
-        summary: 'Device profiles and their default dashboard layouts',
-        response: responses(inventory, { 200: ProfileList }),
-      },
-    },
-    async () => ({
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/device/profiles',
+    access: anyOf('devices', 'overwatch', 'write_devices'),
+    errors: 'statusCode',
+    tags: TAGS,
+    summary: 'Device profiles and their default dashboard layouts',
+    response: { 200: ProfileList },
+
+    handler: async () => ({
       status: 200 as const,
       profiles: listProfiles(db).map((p) => ({
         id: p.id,
@@ -424,5 +411,5 @@ export async function devicesRoutes(
         layout: JSON.parse(p.layout) as unknown,
       })),
     }),
-  );
+  });
 }

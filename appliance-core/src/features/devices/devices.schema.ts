@@ -3,7 +3,11 @@
  * profiles, Autodiscovery credentials, Pending devices, Network tools > SNMP walks).
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { AUTH_PROTOCOLS, PRIV_PROTOCOLS, V3_SECURITY_LEVELS } from './snmp.client.js';
+import {
+  AUTH_PROTOCOLS,
+  PRIV_PROTOCOLS,
+  V3_SECURITY_LEVELS,
+} from '../../platform/snmp/snmp.client.js';
 
 // --- shared pieces ------------------------------------------------------------------------
 
@@ -132,37 +136,6 @@ export const SnmpConfigOut = Type.Object({
 });
 export type SnmpConfigOut = Static<typeof SnmpConfigOut>;
 
-// --- trackers created by the crawl ----------------------------------------------------------
-
-export const InterfaceTrackerRecord = Type.Object({
-  id: Type.Integer(),
-  device_id: Type.Integer(),
-  interface: Type.Integer({ description: 'ifIndex' }),
-  name: Type.String(),
-  description: Type.String(),
-  interval: Type.Integer({ description: 'seconds' }),
-  enable_logging: Type.Boolean(),
-  type: Nullable(Type.Integer({ description: 'ifType' })),
-  speed: Nullable(Type.Integer({ description: 'bits per second' })),
-  mac: Nullable(Type.String()),
-  admin_status: Nullable(Type.Integer()),
-  oper_status: Nullable(Type.Integer()),
-});
-export type InterfaceTrackerRecord = Static<typeof InterfaceTrackerRecord>;
-
-export const DiskTrackerRecord = Type.Object({
-  id: Type.Integer(),
-  device_id: Type.Integer(),
-  name: Type.String(),
-  index: Type.Integer({ description: 'hrStorageIndex' }),
-  freespace_oid: Type.String(),
-  interval: Type.Integer({ description: 'seconds' }),
-  enable_logging: Type.Boolean(),
-  available: Nullable(Type.Integer({ description: 'bytes' })),
-  total: Nullable(Type.Integer({ description: 'bytes' })),
-});
-export type DiskTrackerRecord = Static<typeof DiskTrackerRecord>;
-
 // --- walks ----------------------------------------------------------------------------------
 
 export const DecodedVarbind = Type.Object({
@@ -200,56 +173,67 @@ const deviceFields = {
   tags: Type.Array(DeviceTag),
 };
 
+/** Schemas of the data other features provide to device records (see DevicesService). */
+export type ProvidedSchemas = Partial<Record<string, TSchema>>;
+
 const relationDescription = 'present when requested with the query flag of the same name';
-export const DeviceListRecord = Type.Object({
-  ...deviceFields,
-  alerts: Type.Optional(Type.Array(Type.Unknown(), { description: relationDescription })),
-  ping: Type.Optional(
-    Type.Unknown({ description: `${relationDescription}: the latency tracker or null` }),
-  ),
-  oids: Type.Optional(Type.Array(Type.Unknown(), { description: relationDescription })),
-  walks: Type.Optional(Type.Array(WalkSummary, { description: relationDescription })),
-  interfaces: Type.Optional(
-    Type.Array(Type.Unknown(), { description: `${relationDescription}: interface trackers` }),
-  ),
-  ports: Type.Optional(Type.Array(Type.Unknown(), { description: relationDescription })),
-  disks: Type.Optional(
-    Type.Array(Type.Unknown(), { description: `${relationDescription}: disk trackers` }),
-  ),
-});
+const relation = (provided: ProvidedSchemas, name: string, fallback: TSchema, what?: string) => {
+  const description = what ? `${relationDescription}: ${what}` : relationDescription;
+  return Type.Optional(provided[name] ? Type.Unsafe({ ...provided[name], description }) : fallback);
+};
 
-export const DeviceList = Type.Object({
-  status: Type.Literal(200),
-  devices: Type.Array(DeviceListRecord),
-});
+/**
+ * GET /api/devices: device records with the relations their query flags ask for, each typed by
+ * the feature that provides it (an unprovided relation answers its empty value).
+ */
+export function deviceListBody(relations: ProvidedSchemas) {
+  const record = Type.Object({
+    ...deviceFields,
+    alerts: relation(relations, 'alerts', Type.Array(Type.Unknown())),
+    ping: relation(relations, 'ping', Type.Null(), 'the latency tracker or null'),
+    oids: relation(relations, 'oids', Type.Array(Type.Unknown())),
+    // Typed unknown for the handler like the provided relations (loaders answer unknown values).
+    walks: Type.Optional(
+      Type.Unsafe<unknown>(Type.Array(WalkSummary, { description: relationDescription })),
+    ),
+    interfaces: relation(relations, 'interfaces', Type.Array(Type.Unknown()), 'interface trackers'),
+    ports: relation(relations, 'ports', Type.Array(Type.Unknown())),
+    disks: relation(relations, 'disks', Type.Array(Type.Unknown()), 'disk trackers'),
+  });
+  return Type.Object({ status: Type.Literal(200), devices: Type.Array(record) });
+}
 
-export const DeviceDetail = Type.Object({
-  ...deviceFields,
-  alerts: Type.Array(Type.Unknown()),
-  snmpconfig: SnmpConfigOut,
-  syslogconfig: Type.Object({ severity: Nullable(Type.Integer()) }),
-  netflow: Type.Object({
-    bytes: Type.Integer(),
-    count: Type.Integer(),
-    top_partners: Type.Array(Type.Unknown()),
-  }),
-  ping: Type.Array(Type.Unknown(), { description: 'latency readings in the window' }),
-  oids: Type.Array(Type.Unknown(), {
-    description: 'OID trackers with their readings in the window',
-  }),
-  interfaces: Type.Array(Type.Unknown(), {
-    description: 'interface trackers with `logs` in the window',
-  }),
-  ports: Type.Array(Type.Unknown(), {
-    description: 'port trackers with their readings in the window',
-  }),
-  disks: Type.Array(Type.Unknown(), { description: 'disk trackers with `logs` in the window' }),
-  window: Type.Object(
-    { start_time: Type.String(), end_time: Type.String() },
-    { description: 'the effective window (ISO 8601, UTC)' },
-  ),
-});
-export const DeviceDetailBody = Type.Object({ status: Type.Literal(200), device: DeviceDetail });
+/**
+ * GET /api/device/{device}: the device with its SNMP configuration (masked) and the sections
+ * other features provide for a time window, each typed by its provider.
+ */
+export function deviceDetailBody(sections: ProvidedSchemas) {
+  const section = (name: string, description: string) =>
+    sections[name]
+      ? Type.Unsafe({ ...sections[name], description })
+      : Type.Array(Type.Unknown(), { description });
+  const device = Type.Object({
+    ...deviceFields,
+    alerts: section('alerts', 'alerts of the device’s trackers'),
+    snmpconfig: SnmpConfigOut,
+    syslogconfig: Type.Object({ severity: Nullable(Type.Integer()) }),
+    netflow: Type.Object({
+      bytes: Type.Integer(),
+      count: Type.Integer(),
+      top_partners: Type.Array(Type.Unknown()),
+    }),
+    ping: section('ping', 'latency readings in the window'),
+    oids: section('oids', 'OID trackers with their readings in the window'),
+    interfaces: section('interfaces', 'interface trackers with `logs` in the window'),
+    ports: section('ports', 'port trackers with their readings in the window'),
+    disks: section('disks', 'disk trackers with `logs` in the window'),
+    window: Type.Object(
+      { start_time: Type.String(), end_time: Type.String() },
+      { description: 'the effective window (ISO 8601, UTC)' },
+    ),
+  });
+  return Type.Object({ status: Type.Literal(200), device });
+}
 
 // --- requests -------------------------------------------------------------------------------
 

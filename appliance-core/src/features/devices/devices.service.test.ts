@@ -62,8 +62,6 @@ describe('device delete cascade', () => {
     );
     expect(devices.deviceCleanupNames()).toEqual([
       'walks',
-      'interface-trackers',
-      'disk-trackers',
       'snmp-config',
       'pending-duplicates',
       'tags',
@@ -126,6 +124,31 @@ describe('extension points', () => {
       { log_name: 'syslog_log', total_rows: 3, size: 3000, formatted: '2.93 KB' },
       { log_name: 'Total', total_rows: 3, size: 3000, formatted: '2.93 KB' },
     ]);
+  });
+});
+
+describe('list scope resolver', () => {
+  it('answers the devices and addresses carrying any of the tags, fresh after a tag link changes', () => {
+    const tag = (slug: string) =>
+      Number(
+        db.prepare(`INSERT INTO tags (slug, name, type) VALUES (?, ?, 'device')`).run(slug, slug)
+          .lastInsertRowid,
+      );
+    const east = tag('east');
+    const west = tag('west');
+    const a = insertDevice('10.9.0.1');
+    const b = insertDevice('10.9.0.2');
+    const link = db.prepare('INSERT INTO device_tags (device_id, tag_id) VALUES (?, ?)');
+    link.run(a, east);
+    link.run(b, west);
+    const first = devices.scopeResolver([east]);
+    expect([...first.deviceIds]).toEqual([a]);
+    expect([...first.ips]).toEqual(['10.9.0.1']);
+    expect(devices.scopeResolver([east])).toBe(first); // kept while nothing changed
+    expect([...devices.scopeResolver([west, east]).deviceIds].sort()).toEqual([a, b].sort());
+    link.run(b, east);
+    expect([...devices.scopeResolver([east]).deviceIds].sort()).toEqual([a, b].sort());
+    expect(devices.scopeOfIdentity({ tagIds: null } as never)).toBeNull();
   });
 });
 

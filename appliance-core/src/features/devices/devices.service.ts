@@ -11,17 +11,27 @@
  *   vanish from its writer's view or enter another team's).
  */
 import net from 'node:net';
+import type { TSchema } from '@sinclair/typebox';
 import { watchTables } from '../../platform/db/change-triggers.js';
 import type { CoreContext } from '../../platform/context.js';
 import type { FieldErrors } from '../../platform/http/envelopes.js';
 import type { Identity } from '../../platform/http/identity.js';
-import { deviceInScope, deviceScopeSql } from '../../platform/http/scoping.js';
+import {
+  deviceInScope,
+  scopeSql,
+  type DeviceScope,
+  type DeviceScopeResolver,
+} from '../../platform/http/scoping.js';
 import type { Scheduler } from '../../platform/scheduler/scheduler.js';
 import { toIso } from '../../platform/time/time.js';
-import { CrawlEngine } from './crawl.engine.js';
+import { CrawlEngine, type CrawlHandler } from './crawl.engine.js';
+import { DeviceIpMap } from './device-ip-map.js';
 import {
   APPLIANCE_DEVICE_ID,
   deleteDeviceRow,
+  deleteDeviceTagLinks,
+  deleteSnmpConfig,
+  ensureDeviceTag,
   deviceTagsBySlugs,
   findDevice,
   findDeviceByIp,
@@ -37,7 +47,6 @@ import {
   updateDevice,
   type DeviceFields,
   type DeviceRow,
-  type SnmpConfigRow,
   type TagRow,
 } from './devices.repository.js';
 import {
@@ -45,18 +54,16 @@ import {
   type DeviceListQuery,
   type DeviceSetBody,
   type DeviceTag,
+  type ProvidedSchemas,
   type TagIn,
 } from './devices.schema.js';
-import { deletePending, pendingTagIds, type PendingRow } from './pending.repository.js';
-import { mergeSnmpConfig } from './snmp-config.js';
 import {
-  diskRecord,
-  diskTrackersOfDevices,
-  interfaceRecord,
-  interfaceTrackersOfDevices,
-  listDiskTrackers,
-  listInterfaceTrackers,
-} from './trackers.repository.js';
+  deletePending,
+  deletePendingByIp,
+  pendingTagIds,
+  type PendingRow,
+} from './pending.repository.js';
+import { mergeSnmpConfig, type SnmpConfigRow } from '../../platform/snmp/snmp-config.js';
 import { WalksRepository } from './walks.repository.js';
 
 /** Relations GET /api/devices eager-loads on request (query flags of the same name). */
@@ -146,6 +153,8 @@ export interface DeviceRecordBase {
 
 export class DevicesService {
   readonly walks: WalksRepository;
+  /** IP address -> device, for receivers and scoping (see device-ip-map.ts). */
+  readonly ipMap: DeviceIpMap;
   readonly crawl: CrawlEngine;
   private readonly cleanups = new Map<
     string,
@@ -156,6 +165,11 @@ export class DevicesService {
   private readonly sections = new Map<DeviceSection, SectionProvider>();
   private readonly sectionOwners = new Set<DeviceSection>();
   private readonly logStats = new Map<string, DeviceLogStats>();
+  private readonly schemas: { relations: ProvidedSchemas; sections: ProvidedSchemas } = {
+    relations: {},
+    sections: {},
+  };
+  private readonly scopes = new Map<string, { version: number; scope: DeviceScope }>();
   /** Serialised unfiltered device lists per tag scope; see `cachedListJson`. */
   private readonly listCache = new Map<string, Buffer>();
 
@@ -165,6 +179,9 @@ export class DevicesService {
   ) {
     const { db } = ctx;
     this.walks = new WalksRepository(db);
+    this.ipMap = new DeviceIpMap(db, {
+      onListenerError: (err) => ctx.log.error({ err }, 'device IP map subscriber failed'),
+    });
     this.crawl = new CrawlEngine({
       db,
       clock: ctx.clock,
@@ -180,27 +197,12 @@ export class DevicesService {
       (id) => void this.walks.deleteDevice(id),
       (id) => this.crawl.unschedule(id),
     );
-    this.registerDeviceCleanup(
-      'interface-trackers',
-      (id) => void db.prepare('DELETE FROM interface_trackers WHERE device_id = ?').run(id),
-    );
-    this.registerDeviceCleanup(
-      'disk-trackers',
-      (id) => void db.prepare('DELETE FROM disk_trackers WHERE device_id = ?').run(id),
-    );
-    this.registerDeviceCleanup(
-      'snmp-config',
-      (id) => void db.prepare('DELETE FROM device_snmp WHERE device_id = ?').run(id),
-    );
+    this.registerDeviceCleanup('snmp-config', (id) => deleteSnmpConfig(db, id));
     this.registerDeviceCleanup('pending-duplicates', (id) => {
       const device = findDevice(db, id);
-      if (device)
-        db.prepare('DELETE FROM pending_devices WHERE ip_address = ?').run(device.ip_address);
+      if (device) deletePendingByIp(db, device.ip_address);
     });
-    this.registerDeviceCleanup(
-      'tags',
-      (id) => void db.prepare('DELETE FROM device_tags WHERE device_id = ?').run(id),
-    );
+    this.registerDeviceCleanup('tags', (id) => deleteDeviceTagLinks(db, id));
     this.registerDeviceLogStats('walks_log', (id) => this.walks.statsOf(id));
     this.installListInvalidation();
 
@@ -229,20 +231,11 @@ export class DevicesService {
     this.relations.set('walks', (ids) => this.walks.summaries(ids));
     this.relations.set(
       'interfaces',
-      (ids) =>
-        new Map(
-          [...interfaceTrackersOfDevices(db, ids)].map(([id, rows]) => [
-            id,
-            rows.map(interfaceRecord),
-          ]),
-        ),
+      empty(() => []),
     );
     this.relations.set(
       'disks',
-      (ids) =>
-        new Map(
-          [...diskTrackersOfDevices(db, ids)].map(([id, rows]) => [id, rows.map(diskRecord)]),
-        ),
+      empty(() => []),
     );
     this.sections.set('alerts', () => []);
     this.sections.set('syslogconfig', () => ({ severity: null }));
@@ -250,12 +243,8 @@ export class DevicesService {
     this.sections.set('ping', () => []);
     this.sections.set('oids', () => []);
     this.sections.set('ports', () => []);
-    this.sections.set('interfaces', (id) =>
-      listInterfaceTrackers(db, id).map((row) => ({ ...interfaceRecord(row), logs: [] })),
-    );
-    this.sections.set('disks', (id) =>
-      listDiskTrackers(db, id).map((row) => ({ ...diskRecord(row), logs: [] })),
-    );
+    this.sections.set('interfaces', () => []);
+    this.sections.set('disks', () => []);
   }
 
   // --- extension points -----------------------------------------------------------------------
@@ -274,24 +263,42 @@ export class DevicesService {
     this.cleanups.set(name, { purge, after });
   }
 
+  /**
+   * Adds a feature's share of every device crawl: the subtrees it needs walked and what it stores
+   * from them, inside the crawl's transaction (the trackers feature: interface and disk trackers).
+   */
+  registerCrawlHandler(name: string, handler: CrawlHandler): void {
+    this.crawl.registerHandler(name, handler);
+  }
+
   /** Names of the registered clean-ups, in the order they run. */
   deviceCleanupNames(): string[] {
     return [...this.cleanups.keys()];
   }
 
-  /** Provides the data of a GET /api/devices relation (once per relation). */
-  provideDeviceRelation(name: DeviceRelation, loader: RelationLoader): void {
+  /**
+   * Provides the data of a GET /api/devices relation (once per relation), with the schema of one
+   * device's value (the route's response schema, so /openapi.json types it).
+   */
+  provideDeviceRelation(name: DeviceRelation, loader: RelationLoader, schema?: TSchema): void {
     if (this.relationOwners.has(name))
       throw new Error(`device relation ${name} is already provided`);
     this.relationOwners.add(name);
     this.relations.set(name, loader);
+    if (schema) this.schemas.relations[name] = schema;
   }
 
-  /** Provides a section of GET /api/device/{device} (once per section). */
-  provideDeviceSection(name: DeviceSection, provider: SectionProvider): void {
+  /** Provides a section of GET /api/device/{device} (once per section), with its schema. */
+  provideDeviceSection(name: DeviceSection, provider: SectionProvider, schema?: TSchema): void {
     if (this.sectionOwners.has(name)) throw new Error(`device section ${name} is already provided`);
     this.sectionOwners.add(name);
     this.sections.set(name, provider);
+    if (schema) this.schemas.sections[name] = schema;
+  }
+
+  /** The schemas providers gave for relations and sections (read when the routes are declared). */
+  providedSchemas(): { relations: ProvidedSchemas; sections: ProvidedSchemas } {
+    return { relations: { ...this.schemas.relations }, sections: { ...this.schemas.sections } };
   }
 
   /** Adds a log category to GET /api/device/{device}/stats. */
@@ -302,6 +309,34 @@ export class DevicesService {
   }
 
   // --- reading --------------------------------------------------------------------------------
+
+  /**
+   * The devices carrying any of `tagIds`, with their addresses: the resolver of platform scoping
+   * (scopeOf / scopeSql). Built from the IP map and kept per tag set until the map changes.
+   */
+  readonly scopeResolver: DeviceScopeResolver = (tagIds) => {
+    const key = [...tagIds].sort((a, b) => a - b).join(',');
+    const version = this.ipMap.version;
+    const cached = this.scopes.get(key);
+    if (cached && cached.version === version) return cached.scope;
+    const wanted = new Set(tagIds);
+    const deviceIds = new Set<number>();
+    const ips = new Set<string>();
+    for (const entry of this.ipMap.snapshot().entries) {
+      if (!entry.tagIds.some((id) => wanted.has(id))) continue;
+      deviceIds.add(entry.id);
+      ips.add(entry.ip);
+    }
+    const scope = { deviceIds, ips };
+    if (this.scopes.size >= 64) this.scopes.clear();
+    this.scopes.set(key, { version, scope });
+    return scope;
+  };
+
+  /** The list scope of a caller (null: unrestricted). */
+  scopeOfIdentity(identity: Identity): DeviceScope | null {
+    return identity.tagIds === null ? null : this.scopeResolver(identity.tagIds);
+  }
 
   /** The device when it exists and the caller may see it; null for missing and out of scope alike. */
   visibleDevice(identity: Identity, deviceId: number): DeviceRow | null {
@@ -330,7 +365,7 @@ export class DevicesService {
     query: DeviceListQuery,
   ): (DeviceRecordBase & Partial<Record<DeviceRelation, unknown>>)[] {
     const rows = listDevices(this.ctx.db, {
-      scope: deviceScopeSql(identity, 'd.id'),
+      scope: scopeSql(this.scopeOfIdentity(identity), 'd.id'),
       tag: query.tag,
       status: query.status,
       search: query.search,
@@ -501,14 +536,7 @@ export class DevicesService {
   applyTagPlan(plan: Extract<TagPlan, { ok: true }>): number[] {
     const { db } = this.ctx;
     const ids = [...plan.tagIds];
-    const insert = db.prepare(
-      `INSERT INTO tags (slug, name, type) VALUES (?, ?, 'device') ON CONFLICT (slug, type) DO NOTHING`,
-    );
-    const find = db.prepare(`SELECT id FROM tags WHERE slug = ? AND type = 'device'`);
-    for (const tag of plan.tags) {
-      insert.run(tag.slug, tag.name);
-      ids.push((find.get(tag.slug) as { id: number }).id);
-    }
+    for (const tag of plan.tags) ids.push(ensureDeviceTag(db, tag.slug, tag.name));
     return [...new Set(ids)];
   }
 
@@ -603,7 +631,7 @@ export class DevicesService {
       if (snmp) saveSnmpConfig(db, deviceId, snmp, now);
       if (plan?.ok) replaceDeviceTags(db, deviceId, this.applyTagPlan(plan));
       // A device now holds this address: a pending row for it is no longer pending.
-      db.prepare('DELETE FROM pending_devices WHERE ip_address = ?').run(address);
+      deletePendingByIp(db, address);
       return deviceId;
     })();
 

@@ -1,95 +1,40 @@
 /**
- * The devices feature: inventory, tags, profiles, SNMP (client, crawl, walks), autodiscovery
- * credentials and pending devices. Other features use what is exported here:
+ * The devices feature: inventory, tags, profiles, the device crawl, walks, autodiscovery
+ * credentials and pending devices. What other features use (functions and types, never SQL):
  *
  * - `DevicesService#registerDeviceCleanup(name, purge, after?)`: a feature that keeps rows per
  *   device adds its clean-up to device deletion (one transaction with the device row).
  * - `provideDeviceRelation` / `provideDeviceSection` / `registerDeviceLogStats`: a feature adds
  *   its data to GET /api/devices, GET /api/device/{device} and GET /api/device/{device}/stats.
- * - The interface and disk tracker repositories (trackers build endpoints and pollers on them),
- *   the SNMP client, and the helpers discovery uses to record pending devices.
- * - Writes as data (`DEVICE_REACHABILITY_SQL`, `DISK_READING_SQL` and their parameter helpers)
- *   for the trackers' storage writer, which runs them on its own connection.
+ * - `registerCrawlHandler(name, handler)`: a feature's share of every device crawl (the
+ *   trackers' interface and disk trackers), stored in the crawl's transaction.
+ * - `registerDeviceWrites(writer)` and `deviceReachabilityWrite(...)`: this feature's statements
+ *   on the storage writer, which producers (the latency poller) queue by name.
+ * - `snmpTargetOfDevice`: a device's agent with its stored credentials (SNMP itself is
+ *   platform/snmp); the credential sets and the pending-device recording discovery uses.
  */
-export {
-  DevicesService,
-  DEVICE_RELATIONS,
-  DEVICE_SECTIONS,
-  canonicalIp,
-  formatBytes,
-} from './devices.service.js';
-export type {
-  DeviceCleanup,
-  DeviceLogStats,
-  DeviceRelation,
-  DeviceSection,
-  DeviceWindow,
-  RelationLoader,
-  SectionProvider,
-} from './devices.service.js';
-export { DevicesEngine, walksHousekeeping } from './devices.engine.js';
+export { DevicesService, formatBytes } from './devices.service.js';
+export type { DeviceWindow } from './devices.service.js';
+export type { CrawlHandler } from './crawl.engine.js';
+export { DevicesEngine } from './devices.engine.js';
 export { devicesRoutes } from './devices.routes.js';
 export { credentialsRoutes } from './credentials.routes.js';
 export { pendingRoutes } from './pending.routes.js';
 export { walksRoutes } from './walks.routes.js';
 export {
-  APPLIANCE_DEVICE_ID,
-  DEVICE_REACHABILITY_SQL,
+  deviceAddresses,
   deviceIpSet,
-  deviceReachabilityParams,
-  findDevice,
-  findSnmpConfig,
-  tagIdsOfDevice,
+  deviceReachabilityWrite,
+  registerDeviceWrites,
+  snmpDeviceIds,
   type DeviceRow,
-  type SnmpConfigRow,
 } from './devices.repository.js';
+export { snmpTargetOfDevice } from './device-snmp.js';
+export type { DeviceIpEntry, DeviceIpMap, DeviceIpSnapshot } from './device-ip-map.js';
 export {
   credentialAttempts,
   existingCredentialIds,
   findCredential,
-  listCredentials,
-  type CredentialAttempt,
   type CredentialRow,
 } from './credentials.repository.js';
 export { recordDiscoveredHosts, type DiscoveredHost } from './pending.repository.js';
-export { snmpTargetOf } from './snmp-config.js';
-export {
-  AUTH_PROTOCOLS,
-  PRIV_PROTOCOLS,
-  probeSystem,
-  SnmpError,
-  SnmpSession,
-  SYSTEM_OIDS,
-  withSnmpSession,
-  type DecodedVarbind,
-  type SnmpTarget,
-  type SnmpTiming,
-  type SystemInfo,
-} from './snmp.client.js';
-export {
-  deleteDiskTracker,
-  deleteInterfaceTracker,
-  DISK_READING_SQL,
-  diskReadingParams,
-  diskRecord,
-  DISK_DEFAULT_INTERVAL,
-  findDiskTracker,
-  findInterfaceTracker,
-  freespaceOidOf,
-  insertDiskTracker,
-  interfaceRecord,
-  INTERFACE_DEFAULT_INTERVAL,
-  listDiskTrackers,
-  listInterfaceTrackers,
-  updateDiskTracker,
-  updateInterfaceTracker,
-  type DiskTrackerRow,
-  type InterfaceTrackerRow,
-  type NewDiskTracker,
-} from './trackers.repository.js';
-export {
-  DiskTrackerRecord,
-  InterfaceTrackerRecord,
-  type DiscoveryStatusRecord,
-} from './devices.schema.js';
-export { WALKS_TABLE } from './walks.repository.js';

@@ -9,11 +9,14 @@ import {
   linkedTagIds,
   linkedTags,
   replaceLinkedTags,
-  type SnmpConfigRow,
   type TagLinks,
 } from './devices.repository.js';
 import type { DeviceTag, PendingRecord } from './devices.schema.js';
-import { maskSnmpConfig } from './snmp-config.js';
+import {
+  DEFAULT_SNMP,
+  maskSnmpConfig,
+  type SnmpConfigRow,
+} from '../../platform/snmp/snmp-config.js';
 
 export interface PendingRow extends SnmpConfigRow {
   id: number;
@@ -112,6 +115,11 @@ export function hidePending(db: DB, id: number): void {
   db.prepare('UPDATE pending_devices SET hidden = 1 WHERE id = ?').run(id);
 }
 
+/** Removes the pending row of an address (a device now holds it). */
+export function deletePendingByIp(db: DB, ip: string): void {
+  db.prepare('DELETE FROM pending_devices WHERE ip_address = ?').run(ip);
+}
+
 export function deletePending(db: DB, id: number): void {
   db.prepare('DELETE FROM pending_devices WHERE id = ?').run(id);
 }
@@ -172,17 +180,7 @@ export function recordDiscoveredHosts(
     let created = 0;
     for (const host of hosts) {
       if (isDevice.get(host.ip)) continue;
-      const snmp = host.snmp ?? {
-        snmp_version: 2,
-        snmp_port: 161,
-        snmp_community: null,
-        snmp_v3_security: null,
-        authuser: null,
-        authpass: null,
-        authprot: null,
-        privpass: null,
-        privprot: null,
-      };
+      const snmp = host.snmp ?? DEFAULT_SNMP;
       const values = {
         ...host,
         ...snmp,

@@ -6,16 +6,12 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { CoreContext } from '../../platform/context.js';
 import { isSentinel, nextSealedSecret } from '../../platform/http/encrypted-field.js';
-import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
+import { failure } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import { allOf, type Identity } from '../../platform/http/identity.js';
 import { identityOf } from '../../platform/http/route-config.js';
-import {
-  legacy200,
-  LegacyFieldsBody,
-  LegacyStatusBody,
-  responses,
-} from '../../platform/http/schemas.js';
+import { defineRoute } from '../../platform/http/define-route.js';
+import { legacy200, LegacyFieldsBody, LegacyStatusBody } from '../../platform/http/schemas.js';
 import { profileExists } from './devices.repository.js';
 import {
   ImportPendingBody,
@@ -46,11 +42,14 @@ import {
   normalizeAuthProtocol,
   normalizePrivProtocol,
   normalizeVersion,
-} from './snmp-config.js';
-import { AUTH_PROTOCOLS, PRIV_PROTOCOLS, V3_SECURITY_LEVELS } from './snmp.client.js';
+} from '../../platform/snmp/snmp-config.js';
+import {
+  AUTH_PROTOCOLS,
+  PRIV_PROTOCOLS,
+  V3_SECURITY_LEVELS,
+} from '../../platform/snmp/snmp.client.js';
 
 const TAGS = ['devices'];
-const LEGACY: RouteErrors = { validation: 'legacy', failure: 'legacy' };
 const PENDING_NOT_FOUND = 'Pending device not found';
 const Done = Type.Object({
   status: Type.Literal(201),
@@ -78,22 +77,22 @@ export async function pendingRoutes(
     if (!row) throw failure(404, PENDING_NOT_FOUND, { family: 'legacyStatus' });
     return row;
   };
-  const withNotFound = (own: Record<number, TSchema>) =>
-    responses(LEGACY, { ...own, 404: LegacyStatusBody });
+  const withNotFound = <T extends Record<number, TSchema>>(own: T) => ({
+    ...own,
+    404: LegacyStatusBody,
+  });
 
   // spec: part2 > Pending devices > POST /api/getDevicesPending
-  app.post(
-    '/api/getDevicesPending',
-    {
-      config: { access: allOf('write_devices'), errors: LEGACY },
-      schema: {
-        tags: TAGS,
-        summary:
-          'Pending devices (not hidden, tag scoped) and the latest discovery sweep per network',
-        response: responses(LEGACY, { 200: legacy200(PendingList) }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/getDevicesPending',
+    access: allOf('write_devices'),
+    errors: 'legacy',
+    tags: TAGS,
+    summary: 'Pending devices (not hidden, tag scoped) and the latest discovery sweep per network',
+    response: { 200: legacy200(PendingList) },
+
+    handler: async (request) => {
       const rows = listPending(db, identityOf(request));
       const tags = tagsOfPending(
         db,
@@ -106,21 +105,20 @@ export async function pendingRoutes(
         discovery_status: deps.discoveryStatus(),
       };
     },
-  );
+  });
 
   // spec: part2 > Pending devices > POST /api/importPending
-  app.post(
-    '/api/importPending',
-    {
-      config: { access: allOf('write_devices'), errors: LEGACY },
-      schema: {
-        tags: TAGS,
-        summary: 'Import a pending device into the inventory',
-        body: ImportPendingBody,
-        response: withNotFound({ 200: legacy200(LegacyMessage), 201: LegacyMessage }),
-      },
-    },
-    async (request, reply) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/importPending',
+    access: allOf('write_devices'),
+    errors: 'legacy',
+    tags: TAGS,
+    summary: 'Import a pending device into the inventory',
+    body: ImportPendingBody,
+    response: withNotFound({ 200: legacy200(LegacyMessage), 201: LegacyMessage }),
+
+    handler: async (request, reply) => {
       const identity = identityOf(request);
       const row = visible(identity, request.body.id);
       const imported = deps.devices.importPending(identity, row, request.body.tags);
@@ -132,66 +130,62 @@ export async function pendingRoutes(
         message: `Device ${imported.id} created from the pending device`,
       };
     },
-  );
+  });
 
   // spec: part2 > Pending devices > POST /api/hidePendingDevice
-  app.post(
-    '/api/hidePendingDevice',
-    {
-      config: { access: allOf('write_devices'), errors: LEGACY },
-      schema: {
-        tags: TAGS,
-        summary: 'Hide a pending device (kept, not in the default list)',
-        body: PendingIdBody,
-        response: withNotFound({ 201: Done }),
-      },
-    },
-    async (request, reply) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/hidePendingDevice',
+    access: allOf('write_devices'),
+    errors: 'legacy',
+    tags: TAGS,
+    summary: 'Hide a pending device (kept, not in the default list)',
+    body: PendingIdBody,
+    response: withNotFound({ 201: Done }),
+
+    handler: async (request, reply) => {
       const row = visible(identityOf(request), request.body.id);
       hidePending(db, row.id);
       reply.code(201);
       return { status: 201 as const, hasError: false as const, message: 'Pending device hidden' };
     },
-  );
+  });
 
   // spec: part2 > Pending devices > POST /api/removePendingDevice
-  app.post(
-    '/api/removePendingDevice',
-    {
-      config: { access: allOf('write_devices'), errors: LEGACY },
-      schema: {
-        tags: TAGS,
-        summary: 'Remove a pending device (it may reappear at the next discovery or check-in)',
-        body: PendingIdBody,
-        response: withNotFound({ 201: Done }),
-      },
-    },
-    async (request, reply) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/removePendingDevice',
+    access: allOf('write_devices'),
+    errors: 'legacy',
+    tags: TAGS,
+    summary: 'Remove a pending device (it may reappear at the next discovery or check-in)',
+    body: PendingIdBody,
+    response: withNotFound({ 201: Done }),
+
+    handler: async (request, reply) => {
       const row = visible(identityOf(request), request.body.id);
       deletePending(db, row.id);
       reply.code(201);
       return { status: 201 as const, hasError: false as const, message: 'Pending device removed' };
     },
-  );
+  });
 
   // spec: part2 > Pending devices > POST /api/updatePendingDeviceField
-  const fieldErrors: RouteErrors = { validation: 'legacyFields', failure: 'legacyFields' };
-  app.post(
-    '/api/updatePendingDeviceField',
-    {
-      config: { access: allOf('write_devices'), errors: fieldErrors },
-      schema: {
-        tags: TAGS,
-        summary: 'Change one field of a pending device (secret fields are encrypted on save)',
-        body: UpdatePendingFieldBody,
-        response: responses(fieldErrors, {
-          201: Done,
-          404: LegacyStatusBody,
-          422: LegacyFieldsBody,
-        }),
-      },
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/updatePendingDeviceField',
+    access: allOf('write_devices'),
+    errors: 'legacyFields',
+    tags: TAGS,
+    summary: 'Change one field of a pending device (secret fields are encrypted on save)',
+    body: UpdatePendingFieldBody,
+    response: {
+      201: Done,
+      404: LegacyStatusBody,
+      422: LegacyFieldsBody,
     },
-    async (request, reply) => {
+
+    handler: async (request, reply) => {
       const { id, field, value } = request.body;
       const row = visible(identityOf(request), id);
       const stored = fieldValue(field, value, row);
@@ -205,21 +199,20 @@ export async function pendingRoutes(
         message: `Pending device ${field} updated`,
       };
     },
-  );
+  });
 
   // spec: part2 > Pending devices > POST /api/updatePendingDeviceTags
-  app.post(
-    '/api/updatePendingDeviceTags',
-    {
-      config: { access: allOf('write_devices'), errors: LEGACY },
-      schema: {
-        tags: TAGS,
-        summary: "Replace a pending device's tags (missing tags are created)",
-        body: UpdatePendingTagsBody,
-        response: withNotFound({ 200: legacy200(Done), 201: Done }),
-      },
-    },
-    async (request, reply) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/updatePendingDeviceTags',
+    access: allOf('write_devices'),
+    errors: 'legacy',
+    tags: TAGS,
+    summary: "Replace a pending device's tags (missing tags are created)",
+    body: UpdatePendingTagsBody,
+    response: withNotFound({ 200: legacy200(Done), 201: Done }),
+
+    handler: async (request, reply) => {
       const identity = identityOf(request);
       const row = visible(identity, request.body.id);
       const plan = deps.devices.planTags(
@@ -237,7 +230,7 @@ export async function pendingRoutes(
         message: 'Pending device tags updated',
       };
     },
-  );
+  });
 
   /** The column value for `field`, or the message that refuses `value`. */
   function fieldValue(

@@ -7,7 +7,7 @@ import type { DB } from '../../platform/db/database.js';
 import { definePartitionedTable, type PartitionedTable } from '../../platform/db/partitions.js';
 import { toIso } from '../../platform/time/time.js';
 import type { WalkRecord } from './devices.schema.js';
-import type { DecodedVarbind } from './snmp.client.js';
+import type { DecodedVarbind } from '../../platform/snmp/snmp.client.js';
 
 export const WALKS_TABLE = 'walks_log';
 

@@ -2,13 +2,16 @@
  * SNMP walks (spec part 2 > Network tools > getSNMPWalkInfo, getLastWalk). The target is a device
  * id the caller can see; the walk uses the device's stored credentials and is kept in walks_log.
  */
+import { Type } from '@sinclair/typebox';
 import type { CoreContext } from '../../platform/context.js';
 import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import { allOf, type Identity } from '../../platform/http/identity.js';
 import { identityOf } from '../../platform/http/route-config.js';
-import { responses, StatusMessageBody } from '../../platform/http/schemas.js';
-import { findSnmpConfig, type DeviceRow } from './devices.repository.js';
+import { defineRoute, ERROR_PRESETS } from '../../platform/http/define-route.js';
+import { StatusMessageBody } from '../../platform/http/schemas.js';
+import { snmpTargetOfDevice } from './device-snmp.js';
+import type { DeviceRow } from './devices.repository.js';
 import {
   DeviceTextParams,
   LastWalkResult,
@@ -16,8 +19,7 @@ import {
   WalkTargetParams,
 } from './devices.schema.js';
 import type { DevicesService } from './devices.service.js';
-import { snmpTargetOf } from './snmp-config.js';
-import { SnmpError, withSnmpSession, type WalkOptions } from './snmp.client.js';
+import { SnmpError, withSnmpSession, type WalkOptions } from '../../platform/snmp/snmp.client.js';
 
 const INVALID_DEVICE = 'Invalid device specified';
 /** A live walk covers the agent's whole view, within these bounds. */
@@ -52,30 +54,26 @@ export async function walksRoutes(
 
   // spec: part2 > Network tools > POST /api/getSNMPWalkInfo/{target}
   const walkErrors: RouteErrors = {
-    validation: 'statusMessage',
-    validationStatus: 200,
-    failure: 'statusMessage',
+    ...ERROR_PRESETS.tool,
     internal: 'The SNMP walk failed unexpectedly.',
   };
-  app.post(
-    '/api/getSNMPWalkInfo/:target',
-    {
-      config: { access: allOf('tools'), errors: walkErrors },
-      schema: {
-        tags: ['tools'],
-        summary: "Walk a device's SNMP tree now with its stored credentials (long-running)",
-        params: WalkTargetParams,
-        response: responses(walkErrors, {
-          200: { anyOf: [LiveWalkResult, StatusMessageBody] } as never,
-          500: StatusMessageBody,
-        }),
-      },
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/getSNMPWalkInfo/:target',
+    access: allOf('tools'),
+    errors: walkErrors,
+    tags: ['tools'],
+    summary: "Walk a device's SNMP tree now with its stored credentials (long-running)",
+    params: WalkTargetParams,
+    response: {
+      200: Type.Union([LiveWalkResult, StatusMessageBody]),
+      500: StatusMessageBody,
     },
-    async (request, reply) => {
+
+    handler: async (request, reply) => {
       const device = deviceOf(identityOf(request), request.params.target);
-      const config = findSnmpConfig(db, device.id);
-      if (device.enable_snmp !== 1 || !config)
-        throw failure(200, 'SNMP is not enabled for this device');
+      const target = snmpTargetOfDevice(db, secrets, device.id);
+      if (!target) throw failure(200, 'SNMP is not enabled for this device');
       if (running >= LIVE_WALK_CONCURRENCY)
         throw failure(200, 'Another SNMP walk is running; try again when it has finished');
       running++;
@@ -87,10 +85,8 @@ export async function walksRoutes(
       reply.raw.once('close', onClose);
       const timestamp = clock.now();
       try {
-        const result = await withSnmpSession(
-          snmpTargetOf(secrets, device.ip_address, config),
-          LIVE_WALK_TIMING,
-          (session) => session.walk('1.3.6.1', { ...LIVE_WALK_BOUNDS, signal: controller.signal }),
+        const result = await withSnmpSession(target, LIVE_WALK_TIMING, (session) =>
+          session.walk('1.3.6.1', { ...LIVE_WALK_BOUNDS, signal: controller.signal }),
         );
         if (result.varbinds.length === 0) throw failure(200, 'SNMP walk returned nothing');
         const walk = devices.walks.insert({
@@ -110,26 +106,25 @@ export async function walksRoutes(
         reply.raw.off('close', onClose);
       }
     },
-  );
+  });
 
   // spec: part2 > Network tools > GET /api/getLastWalk/{device}
-  app.get(
-    '/api/getLastWalk/:device',
-    {
-      config: { access: allOf('tools'), errors: walkErrors },
-      schema: {
-        tags: ['tools'],
-        summary: "The device's newest stored walk (crawl or live), or null",
-        params: DeviceTextParams,
-        response: responses(walkErrors, {
-          200: { anyOf: [LastWalkResult, StatusMessageBody] } as never,
-          500: StatusMessageBody,
-        }),
-      },
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/getLastWalk/:device',
+    access: allOf('tools'),
+    errors: walkErrors,
+    tags: ['tools'],
+    summary: "The device's newest stored walk (crawl or live), or null",
+    params: DeviceTextParams,
+    response: {
+      200: Type.Union([LastWalkResult, StatusMessageBody]),
+      500: StatusMessageBody,
     },
-    async (request) => {
+
+    handler: async (request) => {
       const device = deviceOf(identityOf(request), request.params.device);
       return { status: 201 as const, walk: devices.walks.latest(device.id) };
     },
-  );
+  });
 }

@@ -20,19 +20,17 @@ import type { DB } from '../../platform/db/database.js';
 import type { Scheduler } from '../../platform/scheduler/scheduler.js';
 import type { SecretBox } from '../../platform/security/secret-box.js';
 import type { Clock } from '../../platform/time/time.js';
+import { fpingAlive, FpingUnavailable, type AliveOptions } from '../../platform/net/fping.js';
+import type { SnmpConfigRow } from '../../platform/snmp/snmp-config.js';
+import { probeSystem, withSnmpSession, type SnmpTiming } from '../../platform/snmp/snmp.client.js';
 import {
   credentialAttempts,
   deviceIpSet,
   findCredential,
-  probeSystem,
   recordDiscoveredHosts,
-  withSnmpSession,
   type CredentialRow,
   type DiscoveredHost,
-  type SnmpConfigRow,
-  type SnmpTiming,
 } from '../devices/index.js';
-import { icmpAlive, IcmpUnavailable, type IcmpOptions } from './icmp.sweep.js';
 import { hostChunks, hostCount } from './ipv4.js';
 import {
   closeInterruptedSweeps,
@@ -58,7 +56,7 @@ export interface DiscoveryOptions {
   /** Hosts probed (SNMP, then TCP) at once within a chunk. */
   probeConcurrency: number;
   snmpTiming: SnmpTiming;
-  icmp: IcmpOptions;
+  icmp: AliveOptions;
   portscanPorts: readonly number[];
   portTimeoutMs: number;
 }
@@ -208,7 +206,7 @@ export class DiscoveryEngine {
       if (controller.signal.aborted) error = 'aborted';
     } catch (err) {
       error = controller.signal.aborted ? 'aborted' : (err as Error).message;
-      if (!(err instanceof IcmpUnavailable) && !controller.signal.aborted)
+      if (!(err instanceof FpingUnavailable) && !controller.signal.aborted)
         log.warn({ netId, err: error }, 'discovery sweep failed');
     } finally {
       signal?.removeEventListener('abort', onAbort);
@@ -238,7 +236,7 @@ export class DiscoveryEngine {
     const portscan = net.enable_portscan === 1;
     for (const chunk of hostChunks(net.network_num, net.broadcast_num, this.options.chunkSize)) {
       if (signal.aborted) return;
-      const alive = await icmpAlive(chunk, signal, this.options.icmp);
+      const alive = await fpingAlive(chunk, signal, this.options.icmp);
       counters.alive += alive.length;
       const devices = deviceIpSet(db);
       const candidates = alive.filter((ip) => !devices.has(ip));

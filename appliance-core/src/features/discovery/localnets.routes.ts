@@ -3,10 +3,11 @@
  * resetDiscoveryTs, deleteLocalnet). Saving reschedules discovery at once.
  */
 import type { CoreContext } from '../../platform/context.js';
-import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
+import { failure } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import { allOf } from '../../platform/http/identity.js';
-import { legacy200, LegacyStatusBody, responses } from '../../platform/http/schemas.js';
+import { defineRoute } from '../../platform/http/define-route.js';
+import { legacy200, LegacyStatusBody } from '../../platform/http/schemas.js';
 import { existingCredentialIds } from '../devices/index.js';
 import type { DiscoveryEngine } from './discovery.engine.js';
 import {
@@ -33,7 +34,6 @@ import {
 } from './localnets.repository.js';
 
 const TAGS = ['settings'];
-const LEGACY: RouteErrors = { validation: 'legacy', failure: 'legacy' };
 
 export interface LocalnetsRoutesDeps {
   discovery: DiscoveryEngine;
@@ -54,42 +54,35 @@ export async function localnetsRoutes(
   };
 
   // spec: part3 > Appliance settings > GET /api/getLocalnets
-  app.get(
-    '/api/getLocalnets',
-    {
-      config: { access: allOf('system'), errors: LEGACY },
-      schema: {
-        tags: TAGS,
-        summary: 'Local networks swept by discovery (`false` when there are none)',
-        response: responses(LEGACY, { 200: LocalnetList }),
-      },
-    },
-    async () => {
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/getLocalnets',
+    access: allOf('system'),
+    errors: 'legacy',
+    tags: TAGS,
+    summary: 'Local networks swept by discovery (`false` when there are none)',
+    response: { 200: LocalnetList },
+
+    handler: async () => {
       const data = records();
       return data.length === 0 ? false : { data };
     },
-  );
+  });
 
   // spec: part3 > Appliance settings > POST /api/updateLocalnet
-  const batch: RouteErrors = {
-    validation: 'legacyStatus',
-    validationStatus: 422,
-    failure: 'legacyStatus',
-  };
-  app.post(
-    '/api/updateLocalnet',
-    {
-      config: { access: allOf('system'), errors: batch },
-      schema: {
-        tags: TAGS,
-        summary: 'Create or update local networks (one bad row rejects the batch)',
-        description:
-          'Each range (`network`..`broadcast`, inclusive) holds at most 65536 addresses. `interval` is in seconds. `cred_ids` replaces the credential sets, tried in the order given.',
-        body: UpdateLocalnetBody,
-        response: responses(batch, { 200: LocalnetSaved, 422: LegacyStatusBody }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/updateLocalnet',
+    access: allOf('system'),
+    errors: 'legacyStatus',
+    tags: TAGS,
+    summary: 'Create or update local networks (one bad row rejects the batch)',
+    description:
+      'Each range (`network`..`broadcast`, inclusive) holds at most 65536 addresses. `interval` is in seconds. `cred_ids` replaces the credential sets, tried in the order given.',
+    body: UpdateLocalnetBody,
+    response: { 200: LocalnetSaved, 422: LegacyStatusBody },
+
+    handler: async (request) => {
       const rows = request.body.data;
       const plans: {
         id: number | undefined;
@@ -161,21 +154,20 @@ export async function localnetsRoutes(
         data: records(ids),
       };
     },
-  );
+  });
 
   // spec: part3 > Appliance settings > POST /api/resetDiscoveryTs
-  app.post(
-    '/api/resetDiscoveryTs',
-    {
-      config: { access: allOf('system'), errors: LEGACY },
-      schema: {
-        tags: TAGS,
-        summary: 'Make a local network due for discovery now',
-        body: LocalnetIdBody,
-        response: responses(LEGACY, { 200: legacy200(LegacyDone) }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/resetDiscoveryTs',
+    access: allOf('system'),
+    errors: 'legacy',
+    tags: TAGS,
+    summary: 'Make a local network due for discovery now',
+    body: LocalnetIdBody,
+    response: { 200: legacy200(LegacyDone) },
+
+    handler: async (request) => {
       if (!resetDiscoveryTs(db, request.body.id)) throw failure(200, 'Local network not found');
       deps.discovery.sync(request.body.id);
       const net = findLocalnet(db, request.body.id);
@@ -188,24 +180,23 @@ export async function localnetsRoutes(
             : 'Discovery timestamp reset (discovery is disabled for this network)',
       };
     },
-  );
+  });
 
   // spec: part3 > Appliance settings > POST /api/deleteLocalnet
-  app.post(
-    '/api/deleteLocalnet',
-    {
-      config: { access: allOf('system'), errors: LEGACY },
-      schema: {
-        tags: TAGS,
-        summary: 'Delete a local network (its pending devices stay)',
-        body: LocalnetIdBody,
-        response: responses(LEGACY, { 200: legacy200(LegacyDone) }),
-      },
-    },
-    async (request) => {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/deleteLocalnet',
+    access: allOf('system'),
+    errors: 'legacy',
+    tags: TAGS,
+    summary: 'Delete a local network (its pending devices stay)',
+    body: LocalnetIdBody,
+    response: { 200: legacy200(LegacyDone) },
+
+    handler: async (request) => {
       deps.discovery.remove(request.body.id);
       if (!deleteLocalnet(db, request.body.id)) throw failure(200, 'Local network not found');
       return { status: 201 as const, hasError: false as const, message: 'Local network deleted' };
     },
-  );
+  });
 }

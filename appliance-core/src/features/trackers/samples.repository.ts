@@ -130,6 +130,19 @@ export function sampleWrites(sample: Sample): WriteOp[] {
   return ops;
 }
 
+export interface DiskReading {
+  ts: number;
+  available: number;
+  total: number;
+}
+
+export interface RollupTotals {
+  n: number | null;
+  n_a: number | null;
+  sum_a: number | null;
+  sum_b: number | null;
+}
+
 export class SamplesRepository {
   constructor(private readonly db: DB) {}
 
@@ -238,6 +251,33 @@ export class SamplesRepository {
     this.db
       .prepare('DELETE FROM sample_rollups WHERE kind = ? AND tracker_id = ?')
       .run(kind, trackerId);
+  }
+
+  /** The newest disk reading of a tracker. */
+  latestDisk(trackerId: number): DiskReading | undefined {
+    return this.db
+      .prepare(
+        'SELECT ts, available, total FROM disk_samples WHERE tracker_id = ? ORDER BY ts DESC LIMIT 1',
+      )
+      .get(trackerId) as DiskReading | undefined;
+  }
+
+  /** The first disk reading of a tracker at or after `since`. */
+  firstDiskSince(trackerId: number, since: number): DiskReading | undefined {
+    return this.db
+      .prepare(
+        'SELECT ts, available, total FROM disk_samples WHERE tracker_id = ? AND ts >= ? ORDER BY ts LIMIT 1',
+      )
+      .get(trackerId, since) as DiskReading | undefined;
+  }
+
+  /** Sums of a tracker's hourly rollups from the hour holding `start` on (nulls without rollups). */
+  hourlyTotals(kind: SampleKind, trackerId: number, start: number): RollupTotals {
+    return this.db
+      .prepare(
+        'SELECT sum(n) AS n, sum(n_a) AS n_a, sum(sum_a) AS sum_a, sum(sum_b) AS sum_b FROM sample_rollups WHERE kind = ? AND tracker_id = ? AND resolution = ? AND ts >= ?',
+      )
+      .get(kind, trackerId, ONE_HOUR, start - (start % ONE_HOUR)) as RollupTotals;
   }
 
   /** Oldest and newest raw sample of a tracker. */

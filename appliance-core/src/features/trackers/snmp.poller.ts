@@ -9,7 +9,7 @@ import {
   type DecodedVarbind,
   type SnmpTarget,
   type SnmpTiming,
-} from '../devices/index.js';
+} from '../../platform/snmp/snmp.client.js';
 
 export const IF_OIDS = {
   operStatus: '1.3.6.1.2.1.2.2.1.8',

@@ -10,11 +10,10 @@ import { havePeer } from '../../../../test/harness/peers.js';
 import { startSnmpd, type Snmpd } from '../../../../test/harness/snmpd.js';
 import { Scheduler } from '../../platform/scheduler/scheduler.js';
 import { systemClock } from '../../platform/time/time.js';
-import { parseFpingCounts, pingBatch } from './icmp.poller.js';
 import { rateOf } from './snmp.poller.js';
 import { checkPort } from './tcp.poller.js';
 import { TrackersEngine } from './trackers.engine.js';
-import { toggleAlert } from './trackers.repository.js';
+import { toggleAlert } from './alerts.repository.js';
 import { TrackersService } from './trackers.service.js';
 
 const waitFor = async <T>(
@@ -32,47 +31,11 @@ const waitFor = async <T>(
 };
 
 describe('pollers (units)', () => {
-  it('parses fping -C output: averages answered probes, loss in percent, -1 when none answered', () => {
-    const parsed = parseFpingCounts(
-      '127.0.0.1 : 0.05 0.07 -\n127.0.0.2 : - - -\n::1       : 0.02 0.02 0.02\nICMP Host Unreachable from x\n',
-      3,
-    );
-    expect(parsed.get('127.0.0.1')).toEqual({ latency: 0.06, loss: 33.33 });
-    expect(parsed.get('127.0.0.2')).toEqual({ latency: -1, loss: 100 });
-    expect(parsed.get('::1')).toEqual({ latency: 0.02, loss: 0 });
-    expect(parsed.size).toBe(3);
-  });
-
   it('turns octet counters into bit rates and handles a wrap', () => {
     expect(rateOf(1000n, 2000n, 32, 10)).toBe(800);
     expect(rateOf(4_294_967_000n, 704n, 32, 1)).toBe(1000 * 8);
     expect(rateOf(18_446_744_073_709_551_000n, 384n, 64, 1)).toBe(1000 * 8);
   });
-
-  it('never lets a target that is not an IP literal reach fping', async () => {
-    await expect(
-      pingBatch(['-f', '127.0.0.1'], new AbortController().signal, { probes: 1, timeoutMs: 100 }),
-    ).rejects.toThrow('not an IP literal: -f');
-    await expect(
-      pingBatch(['localhost'], new AbortController().signal, { probes: 1, timeoutMs: 100 }),
-    ).rejects.toThrow('not an IP literal');
-  });
-
-  it.runIf(havePeer('fping', 'fping'))(
-    'pings many loopback targets with one fping process',
-    async () => {
-      const targets = Array.from({ length: 50 }, (_, i) => `127.0.7.${i + 1}`);
-      const readings = await pingBatch([...targets, '::1'], new AbortController().signal, {
-        probes: 2,
-        timeoutMs: 500,
-      });
-      expect(readings.size).toBe(51);
-      for (const reading of readings.values()) {
-        expect(reading.loss).toBe(0);
-        expect(reading.latency).toBeGreaterThanOrEqual(0);
-      }
-    },
-  );
 
   it('checks TCP ports: open with a latency, closed as -1', async () => {
     const server = net.createServer((s) => s.destroy()).listen(0, '127.0.0.1');

@@ -10,17 +10,16 @@
  */
 import type { CoreContext } from '../../platform/context.js';
 import type { JobSpec, Scheduler } from '../../platform/scheduler/scheduler.js';
-import { findSnmpConfig, snmpTargetOf, type SnmpTiming } from '../devices/index.js';
-import { pingBatch } from './icmp.poller.js';
+import { fpingLatency } from '../../platform/net/fping.js';
+import type { SnmpTiming } from '../../platform/snmp/snmp.client.js';
+import { deviceAddresses, snmpDeviceIds, snmpTargetOfDevice } from '../devices/index.js';
 import { pollDevice, rateOf, type SnmpRequest } from './snmp.poller.js';
 import { checkPort } from './tcp.poller.js';
-import {
-  alertsOf,
-  observeAlertState,
-  type LatencyTrackerRow,
-  type OidTrackerRow,
-  type PortTrackerRow,
-} from './trackers.repository.js';
+import { alertsOf, observeAlertState } from './alerts.repository.js';
+import { LINK_STATE_ALERT } from './interfaces.service.js';
+import type { LatencyTrackerRow } from './latency.repository.js';
+import type { OidTrackerRow } from './oids.repository.js';
+import type { PortTrackerRow } from './ports.repository.js';
 import type { TrackerChanges, TrackersService } from './trackers.service.js';
 
 type PolledKind = 'latency' | 'port' | 'disk' | 'interface' | 'oid';
@@ -59,7 +58,6 @@ export interface EngineCounters {
   alertsFired: number;
 }
 
-const INTERFACE_LINK = 'linkstate';
 const OPER_STATUS: Record<number, string> = {
   1: 'up',
   2: 'down',
@@ -203,15 +201,21 @@ export class TrackersEngine implements TrackerChanges {
   /** Reconciles scheduler jobs with the tracker tables (adds, re-times and removes). */
   resync(): void {
     const { db } = this.ctx;
+    // Disks and interfaces are polled only on devices with SNMP on (the devices feature says which).
+    const snmp = JSON.stringify(snmpDeviceIds(db));
     const rows = db
       .prepare(
         `SELECT 'latency' AS kind, id, interval FROM latency_trackers
          UNION ALL SELECT 'port', id, interval FROM port_trackers
          UNION ALL SELECT 'oid', id, interval FROM oid_trackers WHERE kind = 'oid'
-         UNION ALL SELECT 'disk', t.id, t.interval FROM disk_trackers t JOIN devices d ON d.id = t.device_id WHERE d.enable_snmp = 1
-         UNION ALL SELECT 'interface', t.id, t.interval FROM interface_trackers t JOIN devices d ON d.id = t.device_id WHERE d.enable_snmp = 1`,
+         UNION ALL SELECT 'disk', id, interval FROM disk_trackers WHERE device_id IN (SELECT value FROM json_each(?))
+         UNION ALL SELECT 'interface', id, interval FROM interface_trackers WHERE device_id IN (SELECT value FROM json_each(?))`,
       )
-      .all() as { kind: PolledKind; id: number; interval: number }[];
+      .all(snmp, snmp) as {
+      kind: PolledKind;
+      id: number;
+      interval: number;
+    }[];
     const wanted = new Set<string>();
     for (const row of rows) {
       wanted.add(`${row.kind}:${row.id}`);
@@ -228,8 +232,9 @@ export class TrackersEngine implements TrackerChanges {
   private prepare() {
     const { db } = this.ctx;
     return {
-      portRow: db.prepare(
-        'SELECT t.*, d.ip_address FROM port_trackers t JOIN devices d ON d.id = t.device_id WHERE t.id = ?',
+      portRow: db.prepare('SELECT * FROM port_trackers WHERE id = ?'),
+      latencyRows: db.prepare(
+        'SELECT * FROM latency_trackers WHERE id IN (SELECT value FROM json_each(?))',
       ),
     };
   }
@@ -246,13 +251,17 @@ export class TrackersEngine implements TrackerChanges {
 
   private async runPings(jobs: JobSpec<Payload>[], signal: AbortSignal): Promise<void> {
     const { db, clock } = this.ctx;
-    const rows = db
-      .prepare(
-        'SELECT t.*, d.ip_address FROM latency_trackers t JOIN devices d ON d.id = t.device_id WHERE t.id IN (SELECT value FROM json_each(?))',
-      )
-      .all(JSON.stringify(jobs.map((j) => j.payload.id))) as (LatencyTrackerRow & {
-      ip_address: string;
-    })[];
+    const trackers = this.statements.latencyRows.all(
+      JSON.stringify(jobs.map((j) => j.payload.id)),
+    ) as LatencyTrackerRow[];
+    const addresses = deviceAddresses(
+      db,
+      trackers.map((t) => t.device_id),
+    );
+    const rows = trackers.flatMap((t) => {
+      const ip_address = addresses.get(t.device_id);
+      return ip_address === undefined ? [] : [{ ...t, ip_address }];
+    });
     if (rows.length < jobs.length) {
       const present = new Set(rows.map((r) => r.id));
       for (const job of jobs) if (!present.has(job.payload.id)) this.scheduler.remove(job.id);
@@ -263,7 +272,7 @@ export class TrackersEngine implements TrackerChanges {
     const now = clock.now();
     let readings;
     try {
-      readings = await pingBatch(
+      readings = await fpingLatency(
         rows.map((r) => r.ip_address),
         signal,
         { probes: this.options.probes, timeoutMs },
@@ -301,9 +310,10 @@ export class TrackersEngine implements TrackerChanges {
 
   private async runPort(id: number, signal: AbortSignal): Promise<void> {
     const { clock } = this.ctx;
-    const row = this.statements.portRow.get(id) as
-      (PortTrackerRow & { ip_address: string }) | undefined;
-    if (!row) return this.scheduler.remove(`port:${id}`);
+    const tracker = this.statements.portRow.get(id) as PortTrackerRow | undefined;
+    const ip = tracker && deviceAddresses(this.ctx.db, [tracker.device_id]).get(tracker.device_id);
+    if (!tracker || ip === undefined) return this.scheduler.remove(`port:${id}`);
+    const row = { ...tracker, ip_address: ip };
     const timeoutMs = Math.min(this.options.tcpTimeoutMs, Math.max(500, row.interval * 500));
     const now = clock.now();
     const reading = await checkPort(row.ip_address, row.port, timeoutMs, signal);
@@ -376,20 +386,12 @@ export class TrackersEngine implements TrackerChanges {
 
     await Promise.all(
       [...perDevice].map(async ([deviceId, request]) => {
-        const device = db
-          .prepare('SELECT ip_address, enable_snmp FROM devices WHERE id = ?')
-          .get(deviceId) as { ip_address: string; enable_snmp: number } | undefined;
-        const config = findSnmpConfig(db, deviceId);
-        if (!device || device.enable_snmp !== 1 || !config) return;
+        const target = snmpTargetOfDevice(db, this.ctx.secrets, deviceId);
+        if (!target) return;
         const now = this.ctx.clock.now();
         let readings;
         try {
-          readings = await pollDevice(
-            snmpTargetOf(this.ctx.secrets, device.ip_address, config),
-            this.options.snmpTiming,
-            request,
-            signal,
-          );
+          readings = await pollDevice(target, this.options.snmpTiming, request, signal);
         } catch (err) {
           this.counters.snmpFailures++;
           this.ctx.log.debug({ err, deviceId }, 'SNMP poll failed');
@@ -454,7 +456,7 @@ export class TrackersEngine implements TrackerChanges {
           // when the state changed: a firing is never delayed by (or lost with) a queued write.
           if (reading.operStatus === null) continue;
           for (const alert of linkAlerts?.get(i.id) ?? []) {
-            if (alert.alert_type !== INTERFACE_LINK || alert.last_state === reading.operStatus)
+            if (alert.alert_type !== LINK_STATE_ALERT || alert.last_state === reading.operStatus)
               continue;
             const message = `Interface ${i.name} (ifIndex ${i.interface}) is ${OPER_STATUS[reading.operStatus] ?? reading.operStatus}`;
             if (observeAlertState(db, alert, reading.operStatus, message, now))

@@ -5,40 +5,48 @@
 import type { DB } from '../../platform/db/database.js';
 import { StorageWriter } from '../../platform/db/storage-writer.js';
 import { DAY_MS, HOUR_MS, toSqlDateTime } from '../../platform/time/time.js';
+import { formatBytes, type DevicesService, type DeviceWindow } from '../devices/index.js';
 import {
-  findDiskTracker,
-  findInterfaceTracker,
-  formatBytes,
-  listDiskTrackers,
-  listInterfaceTrackers,
   diskRecord,
-  interfaceRecord,
-  type DevicesService,
-  type DeviceWindow,
+  diskTrackersOfDevices,
+  listDiskTrackers,
   type DiskTrackerRow,
-  type InterfaceTrackerRow,
-} from '../devices/index.js';
+} from './disks.repository.js';
 import {
+  interfaceRecord,
+  interfaceTrackersOfDevices,
+  listInterfaceTrackers,
+  type InterfaceTrackerRow,
+} from './interfaces.repository.js';
+import {
+  SAMPLE_TABLES,
   SamplesRepository,
-  ONE_HOUR,
   type SampleKind,
   type SeriesPoint,
 } from './samples.repository.js';
+import { alertRecord, alertsOf, alertsOfDevices, type TrackerKind } from './alerts.repository.js';
+import { deleteTrackersOfDevice, trackerIdsOfDevice } from './device-trackers.repository.js';
 import {
-  alertRecord,
-  alertsOf,
-  alertsOfDevices,
+  latencyRecord,
   latencyTrackerOfDevice,
   latencyTrackersOfDevices,
+  type LatencyTrackerRow,
+} from './latency.repository.js';
+import {
+  oidRecord,
   oidTrackersOfDevice,
   oidTrackersOfDevices,
+  type OidTrackerRow,
+} from './oids.repository.js';
+import {
+  portRecord,
   portTrackersOfDevice,
   portTrackersOfDevices,
-  type LatencyTrackerRow,
-  type OidTrackerRow,
   type PortTrackerRow,
-  type TrackerKind,
-} from './trackers.repository.js';
+} from './ports.repository.js';
+import { notFound } from './tracker-access.js';
+import { DEVICE_RELATION_SCHEMAS, DEVICE_SECTION_SCHEMAS } from './trackers.schema.js';
+import { trackerCrawlHandler } from './tracker-crawl.js';
 import { TrackerWrites } from './trackers.writes.js';
 
 /** What the trackers engine is told when a tracker changes through the API (no restart needed). */
@@ -47,55 +55,7 @@ export interface TrackerChanges {
   removed(kind: 'latency' | 'port' | 'disk' | 'interface' | 'oid' | 'service', id: number): void;
 }
 
-export const ts = (ms: number) => toSqlDateTime(ms);
-
-export function latencyRecord(row: LatencyTrackerRow) {
-  return {
-    icmping_id: row.id,
-    id: row.id,
-    dev_id: row.device_id,
-    label: row.label,
-    interval: row.interval,
-    timeout: row.timeout,
-    lossout: row.lossout,
-    latency: row.latency,
-    loss: row.loss,
-    last_polled_at: row.last_polled_at === null ? null : ts(row.last_polled_at),
-  };
-}
-
-export function oidRecord(row: OidTrackerRow) {
-  return {
-    id: row.id,
-    device_id: row.device_id,
-    oid: row.oid,
-    label: row.label,
-    ...(row.kind === 'service' ? { name: row.name } : {}),
-    datatype: row.datatype,
-    interval: row.interval,
-    enable_logging: row.enable_logging === 1,
-    value: row.value,
-    last_polled_at: row.last_polled_at === null ? null : ts(row.last_polled_at),
-  };
-}
-
-export function portRecord(row: PortTrackerRow) {
-  return {
-    id: row.id,
-    device_id: row.device_id,
-    port: row.port,
-    state: row.state,
-    interval: row.interval,
-    enable_logging: row.enable_logging === 1,
-    label: row.label,
-    name: row.label,
-    latency: row.latency,
-    last_polled_at: row.last_polled_at === null ? null : ts(row.last_polled_at),
-  };
-}
-
-export const SERVICE_OID_PREFIX = 'Win32_Service::State.0.#Name!';
-export const serviceOidOf = (name: string) => `${SERVICE_OID_PREFIX}${name}`;
+const ts = (ms: number) => toSqlDateTime(ms);
 
 export class TrackersService {
   readonly samples: SamplesRepository;
@@ -157,7 +117,7 @@ export class TrackersService {
       timestamp: ts(p.ts),
       in_bps: Math.round(p.a ?? 0),
       out_bps: Math.round(p.b ?? 0),
-      ...(p.extra !== undefined ? { oper_status: p.extra } : {}),
+      ...(p.extra !== undefined ? { oper_status: p.extra as number | null } : {}),
     }));
   }
 
@@ -169,12 +129,10 @@ export class TrackersService {
             timestamp: ts(p.ts),
             value: p.a === null ? null : String(round(p.a)),
           }))
-        : this.samples
-            .raw('oid', row.id, window.start, window.end)
-            .map((p) => ({
-              timestamp: ts(p.ts),
-              value: p.extra === null || p.extra === undefined ? null : String(p.extra),
-            }));
+        : this.samples.raw('oid', row.id, window.start, window.end).map((p) => ({
+            timestamp: ts(p.ts),
+            value: p.extra === null || p.extra === undefined ? null : String(p.extra),
+          }));
     if (points.length === 0 && row.value !== null && row.last_polled_at !== null)
       return [{ timestamp: ts(row.last_polled_at), value: row.value }];
     return points;
@@ -195,22 +153,20 @@ export class TrackersService {
     return { rows, size: formatBytes(bytes) };
   }
 
+  /** The storage estimate of a tracker the caller may see, else 404 `No stats found` (none stored, or not visible). */
+  storageOr404(kind: SampleKind, id: number, visible: boolean): { rows: number; size: string } {
+    const estimate = visible ? this.storage(kind, id) : null;
+    if (!estimate) throw notFound('No stats found');
+    return estimate;
+  }
+
   // --- statistics ---------------------------------------------------------------------------------
 
   /** Disk growth (used space, KB) and the fill time projected from the 7-day slope; null without logs. */
   diskStats(row: DiskTrackerRow, now: number) {
-    const latest = this.db
-      .prepare(
-        'SELECT ts, available, total FROM disk_samples WHERE tracker_id = ? ORDER BY ts DESC LIMIT 1',
-      )
-      .get(row.id) as { ts: number; available: number; total: number } | undefined;
+    const latest = this.samples.latestDisk(row.id);
     if (!latest) return null;
-    const firstSince = (since: number) =>
-      this.db
-        .prepare(
-          'SELECT ts, available, total FROM disk_samples WHERE tracker_id = ? AND ts >= ? ORDER BY ts LIMIT 1',
-        )
-        .get(row.id, since) as { ts: number; available: number; total: number } | undefined;
+    const firstSince = (since: number) => this.samples.firstDiskSince(row.id, since);
     const used = (s: { available: number; total: number }) => s.total - s.available;
     const growthKB = (since: number) => {
       const first = firstSince(since);
@@ -233,17 +189,7 @@ export class TrackersService {
 
   /** Latency averages, loss, uptime and monitoring duration (from the hourly rollups); null without logs. */
   latencyStats(row: LatencyTrackerRow, now: number) {
-    const since = (start: number) =>
-      this.db
-        .prepare(
-          'SELECT sum(n) AS n, sum(n_a) AS n_a, sum(sum_a) AS sum_a, sum(sum_b) AS sum_b FROM sample_rollups WHERE kind = ? AND tracker_id = ? AND resolution = ? AND ts >= ?',
-        )
-        .get('latency', row.id, ONE_HOUR, start - (start % ONE_HOUR)) as {
-        n: number | null;
-        n_a: number | null;
-        sum_a: number | null;
-        sum_b: number | null;
-      };
+    const since = (start: number) => this.samples.hourlyTotals('latency', row.id, start);
     const all = since(0);
     if (!all.n) return null;
     const day = since(now - DAY_MS);
@@ -269,109 +215,108 @@ export class TrackersService {
 
   // --- device integration -------------------------------------------------------------------------
 
-  /** Adds trackers to GET /api/devices, GET /api/device/{device}, its stats, and device deletion. */
+  /**
+   * Adds trackers to GET /api/devices, GET /api/device/{device}, its stats, the device crawl
+   * (interface and disk trackers) and device deletion.
+   */
   attachToDevices(devices: DevicesService, afterDelete: (deviceId: number) => void): void {
     const db = this.db;
-    devices.provideDeviceRelation('ping', (ids) =>
-      fill(ids, latencyTrackersOfDevices(db, ids), latencyRecord, null),
+    devices.registerCrawlHandler('trackers', trackerCrawlHandler(db));
+    const relations = DEVICE_RELATION_SCHEMAS;
+    const sections = DEVICE_SECTION_SCHEMAS;
+    devices.provideDeviceRelation(
+      'interfaces',
+      (ids) => fillMany(ids, interfaceTrackersOfDevices(db, ids), interfaceRecord),
+      relations.interfaces,
     );
-    devices.provideDeviceRelation('oids', (ids) =>
-      fillMany(ids, oidTrackersOfDevices(db, ids), oidRecord),
+    devices.provideDeviceRelation(
+      'disks',
+      (ids) => fillMany(ids, diskTrackersOfDevices(db, ids), diskRecord),
+      relations.disks,
     );
-    devices.provideDeviceRelation('ports', (ids) =>
-      fillMany(ids, portTrackersOfDevices(db, ids), portRecord),
+    devices.provideDeviceRelation(
+      'ping',
+      (ids) => fill(ids, latencyTrackersOfDevices(db, ids), latencyRecord, null),
+      relations.ping,
     );
-    devices.provideDeviceRelation('alerts', (ids) =>
-      fillMany(ids, alertsOfDevices(db, ids), alertRecord),
+    devices.provideDeviceRelation(
+      'oids',
+      (ids) => fillMany(ids, oidTrackersOfDevices(db, ids), oidRecord),
+      relations.oids,
     );
-    devices.provideDeviceSection('ping', (id, window) => {
-      const row = latencyTrackerOfDevice(db, id);
-      return row ? this.latencyLogs(row, window) : [];
-    });
-    devices.provideDeviceSection('oids', (id, window) =>
-      oidTrackersOfDevice(db, id, 'oid').map((row) => ({
-        ...oidRecord(row),
-        alerts: this.alerts('oid', row.id),
-        logs: this.oidLogs(row, window),
-      })),
+    devices.provideDeviceRelation(
+      'ports',
+      (ids) => fillMany(ids, portTrackersOfDevices(db, ids), portRecord),
+      relations.ports,
     );
-    devices.provideDeviceSection('ports', (id, window) =>
-      portTrackersOfDevice(db, id).map((row) => ({
-        ...portRecord(row),
-        logs: this.portLogs(row, window),
-      })),
+    devices.provideDeviceRelation(
+      'alerts',
+      (ids) => fillMany(ids, alertsOfDevices(db, ids), alertRecord),
+      relations.alerts,
     );
-    devices.provideDeviceSection('interfaces', (id, window) =>
-      listInterfaceTrackers(db, id).map((row) => ({
-        ...interfaceRecord(row),
-        alerts: this.alerts('interface', row.id),
-        logs: this.interfaceLogs(row, window),
-      })),
+    devices.provideDeviceSection(
+      'ping',
+      (id, window) => {
+        const row = latencyTrackerOfDevice(db, id);
+        return row ? this.latencyLogs(row, window) : [];
+      },
+      sections.ping,
     );
-    devices.provideDeviceSection('disks', (id, window) =>
-      listDiskTrackers(db, id).map((row) => ({
-        ...diskRecord(row),
-        alerts: this.alerts('disk', row.id),
-        logs: this.diskLogs(row, window),
-      })),
+    devices.provideDeviceSection(
+      'oids',
+      (id, window) =>
+        oidTrackersOfDevice(db, id, 'oid').map((row) => ({
+          ...oidRecord(row),
+          alerts: this.alerts('oid', row.id),
+          logs: this.oidLogs(row, window),
+        })),
+      sections.oids,
     );
-    devices.provideDeviceSection('alerts', (id) =>
-      (alertsOfDevices(db, [id]).get(id) ?? []).map(alertRecord),
+    devices.provideDeviceSection(
+      'ports',
+      (id, window) =>
+        portTrackersOfDevice(db, id).map((row) => ({
+          ...portRecord(row),
+          logs: this.portLogs(row, window),
+        })),
+      sections.ports,
+    );
+    devices.provideDeviceSection(
+      'interfaces',
+      (id, window) =>
+        listInterfaceTrackers(db, id).map((row) => ({
+          ...interfaceRecord(row),
+          alerts: this.alerts('interface', row.id),
+          logs: this.interfaceLogs(row, window),
+        })),
+      sections.interfaces,
+    );
+    devices.provideDeviceSection(
+      'disks',
+      (id, window) =>
+        listDiskTrackers(db, id).map((row) => ({
+          ...diskRecord(row),
+          alerts: this.alerts('disk', row.id),
+          logs: this.diskLogs(row, window),
+        })),
+      sections.disks,
+    );
+    devices.provideDeviceSection(
+      'alerts',
+      (id) => (alertsOfDevices(db, [id]).get(id) ?? []).map(alertRecord),
+      sections.alerts,
     );
 
-    const idsOf = (sql: string, deviceId: number) =>
-      (db.prepare(sql).all(deviceId) as { id: number }[]).map((r) => r.id);
-    const kinds: { kind: SampleKind; sql: string; log: string }[] = [
-      {
-        kind: 'latency',
-        sql: 'SELECT id FROM latency_trackers WHERE device_id = ?',
-        log: 'latency_samples',
-      },
-      {
-        kind: 'port',
-        sql: 'SELECT id FROM port_trackers WHERE device_id = ?',
-        log: 'port_samples',
-      },
-      {
-        kind: 'oid',
-        sql: "SELECT id FROM oid_trackers WHERE device_id = ? AND kind = 'oid'",
-        log: 'oid_samples',
-      },
-      {
-        kind: 'disk',
-        sql: 'SELECT id FROM disk_trackers WHERE device_id = ?',
-        log: 'disk_samples',
-      },
-      {
-        kind: 'interface',
-        sql: 'SELECT id FROM interface_trackers WHERE device_id = ?',
-        log: 'interface_samples',
-      },
-    ];
-    for (const k of kinds)
-      devices.registerDeviceLogStats(k.log, (deviceId) =>
-        this.samples.deviceStats(k.kind, idsOf(k.sql, deviceId)),
+    for (const kind of ['latency', 'port', 'oid', 'disk', 'interface'] as const)
+      devices.registerDeviceLogStats(SAMPLE_TABLES[kind], (deviceId) =>
+        this.samples.deviceStats(kind, trackerIdsOfDevice(db, kind, deviceId)),
       );
 
-    // Tracker rows' triggers (0005_trackers.sql) remove samples, rollups and alerts with the rows.
     devices.registerDeviceCleanup(
       'trackers',
-      (deviceId) => {
-        db.prepare('DELETE FROM legacy_alerts WHERE device_id = ?').run(deviceId);
-        db.prepare('DELETE FROM latency_trackers WHERE device_id = ?').run(deviceId);
-        db.prepare('DELETE FROM port_trackers WHERE device_id = ?').run(deviceId);
-        db.prepare('DELETE FROM oid_trackers WHERE device_id = ?').run(deviceId);
-      },
+      (deviceId) => deleteTrackersOfDevice(db, deviceId),
       (deviceId) => afterDelete(deviceId),
     );
-  }
-
-  findInterface(id: number) {
-    return findInterfaceTracker(this.db, id);
-  }
-
-  findDisk(id: number) {
-    return findDiskTracker(this.db, id);
   }
 }
 

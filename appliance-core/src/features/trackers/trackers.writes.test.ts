@@ -6,8 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAppliance, type Harness } from '../../../../test/harness/appliance.js';
-import { FIVE_MINUTES, ONE_HOUR, SAMPLE_STATEMENTS } from './samples.repository.js';
-import { TRACKER_STATEMENTS } from './trackers.writes.js';
+import { FIVE_MINUTES, ONE_HOUR } from './samples.repository.js';
+import type { StorageWriter } from '../../platform/db/storage-writer.js';
+import { TrackerWrites } from './trackers.writes.js';
 import { TrackersService } from './trackers.service.js';
 
 let h: Harness;
@@ -152,7 +153,13 @@ describe('tracker writes through the storage writer', () => {
     expect(triggers.some((t) => t.table === 'devices')).toBe(true);
     expect(triggers.some((t) => t.table === 'users')).toBe(true);
 
-    const statements = Object.entries({ ...SAMPLE_STATEMENTS, ...TRACKER_STATEMENTS });
+    // Every statement the pollers define on their writer: theirs and the devices feature's.
+    const defined: Record<string, string> = {};
+    new TrackerWrites({
+      define: (name: string, sql: string) => void (defined[name] = sql),
+    } as unknown as StorageWriter);
+    expect(Object.keys(defined)).toContain('devices.reachability');
+    const statements = Object.entries(defined);
     expect(statements.length).toBeGreaterThan(10);
     for (const [name, sql] of statements) {
       const insert = /^INSERT(?:\s+OR\s+\w+)?\s+INTO\s+(\w+)/i.exec(sql);

@@ -9,24 +9,24 @@
  * (platform/db/change-triggers.ts: the identity cache of features/auth and the device list cache
  * of features/devices). None of the tables and columns written here is watched by them: the
  * samples tables and sample_rollups, the reading columns of the tracker rows, and of `devices`
- * only `reachability` and `reachability_at` (the list cache watches other columns). Keep it so: a
- * watched table or column written here would leave a cache stale (trackers.writes.test.ts checks).
+ * only `reachability` and `reachability_at` (the devices feature's statement; its caches watch
+ * other columns). Keep it so: a watched table or column written here would leave a cache stale
+ * (trackers.writes.test.ts checks).
  *
  * A tracker deleted while its readings are queued: the tracker-row updates then match no row,
  * and the sample statements insert only while the tracker exists (samples.repository.ts), so
  * nothing is left orphaned and nothing fails.
  */
 import type { StorageWriter } from '../../platform/db/storage-writer.js';
-import {
-  DEVICE_REACHABILITY_SQL,
-  deviceReachabilityParams,
-  DISK_READING_SQL,
-  diskReadingParams,
-} from '../devices/index.js';
+import { deviceReachabilityWrite, registerDeviceWrites } from '../devices/index.js';
 import { SAMPLE_STATEMENTS, sampleWrites, type Sample } from './samples.repository.js';
 import type { InterfaceCounters } from './snmp.poller.js';
 
-/** The statements of tracker rows and of the devices feature's rows the pollers write. */
+/**
+ * The statements of tracker rows the pollers write. The device's reachability is the devices
+ * feature's statement (`devices.reachability`, registered by `registerDeviceWrites`): the pollers
+ * queue it by name.
+ */
 export const TRACKER_STATEMENTS: Readonly<Record<string, string>> = {
   'trackers.latency.reading':
     'UPDATE latency_trackers SET latency = ?, loss = ?, last_polled_at = ?, first_sample_at = coalesce(first_sample_at, ?) WHERE id = ?',
@@ -37,14 +37,15 @@ export const TRACKER_STATEMENTS: Readonly<Record<string, string>> = {
     'UPDATE disk_trackers SET first_sample_at = coalesce(first_sample_at, ?) WHERE id = ?',
   'trackers.interface.counters':
     'UPDATE interface_trackers SET in_octets = ?, out_octets = ?, counter_bits = ?, counters_at = ?, in_bps = coalesce(?, in_bps), out_bps = coalesce(?, out_bps), oper_status = coalesce(?, oper_status) WHERE id = ?',
-  'devices.disk.reading': DISK_READING_SQL,
-  'devices.reachability': DEVICE_REACHABILITY_SQL,
+  'trackers.disk.reading':
+    'UPDATE disk_trackers SET available = ?, total = ?, last_seen_at = ?, updated_at = ? WHERE id = ?',
 };
 
 export class TrackerWrites {
   constructor(private readonly writer: StorageWriter) {
     for (const [name, sql] of Object.entries({ ...SAMPLE_STATEMENTS, ...TRACKER_STATEMENTS }))
       writer.define(name, sql);
+    registerDeviceWrites(writer);
   }
 
   sample(sample: Sample): void {
@@ -64,7 +65,7 @@ export class TrackerWrites {
   }
 
   diskReading(id: number, reading: { available: number; total: number }, now: number): void {
-    this.writer.write('devices.disk.reading', diskReadingParams(id, reading, now));
+    this.writer.write('trackers.disk.reading', [reading.available, reading.total, now, now, id]);
     this.writer.write('trackers.disk.first-sample', [now, id]);
   }
 
@@ -88,6 +89,6 @@ export class TrackerWrites {
   }
 
   deviceReachability(deviceId: number, latency: number, now: number): void {
-    this.writer.write('devices.reachability', deviceReachabilityParams(deviceId, latency, now));
+    this.writer.write(...deviceReachabilityWrite(deviceId, latency, now));
   }
 }

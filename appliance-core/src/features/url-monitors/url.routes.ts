@@ -3,12 +3,13 @@
  * HTTP 200; failures are `{status: false, hasError: true, message}`. GET /api/urlTracker is the
  * designed report (availability, latency percentiles and certificate expiry per URL).
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { CoreContext } from '../../platform/context.js';
-import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
+import { failure } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import { allOf } from '../../platform/http/identity.js';
-import { legacy200, responses } from '../../platform/http/schemas.js';
+import { defineRoute } from '../../platform/http/define-route.js';
+import { legacy200 } from '../../platform/http/schemas.js';
 import { DAY_MS, HOUR_MS, toIso, toSqlDateTime } from '../../platform/time/time.js';
 import type { UrlMonitorEngine } from './url.engine.js';
 import {
@@ -22,10 +23,38 @@ import {
   urlSamples,
 } from './url.repository.js';
 
-const TAGS = ['url-monitors'];
-const LEGACY: RouteErrors = { validation: 'legacy', failure: 'legacy' };
-const config = { access: allOf('urls'), errors: LEGACY };
-const Rows = Type.Array(Type.Record(Type.String(), Type.Unknown()));
+const URL_ROUTE = { access: allOf('urls'), errors: 'legacy', tags: ['url-monitors'] } as const;
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/** A URL tracker (spec part 2, URL tracker) as urlRecord builds it. */
+const UrlTrackerRecord = Type.Object({
+  id: Type.Integer(),
+  url: Type.String(),
+  interval: Type.Integer({ description: 'seconds' }),
+  pattern: Type.String(),
+  timestamp: Nullable(Type.Integer({ description: 'Unix seconds of the last check' })),
+  latency: Nullable(Type.Number({ description: 'ms; -1 when the check got no answer' })),
+  message: Nullable(Type.String()),
+  status: Nullable(Type.Integer({ description: 'HTTP status of the last check' })),
+  ssldate: Nullable(Type.String({ description: 'certificate expiry (YYYY-MM-DD HH:MM:SS UTC)' })),
+  alerts: Type.Null({ description: 'null while no alert trigger is attached' }),
+});
+const Rows = Type.Array(UrlTrackerRecord);
+const Ms = Nullable(Type.Number({ description: 'ms' }));
+/** One URL of the designed report GET /api/urlTracker. */
+const UrlReportRow = Type.Object({
+  id: Type.Integer(),
+  url: Type.String(),
+  interval: Type.Integer({ description: 'seconds' }),
+  checks: Type.Integer(),
+  failures: Type.Integer(),
+  availability: Nullable(Type.Number({ description: '% of checks that passed' })),
+  latency: Type.Object({ avg: Ms, p50: Ms, p95: Ms, p99: Ms }),
+  last_checked_at: Nullable(Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' })),
+  last_status: Nullable(Type.Integer()),
+  last_message: Nullable(Type.String()),
+  ssldate: Nullable(Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' })),
+  ssl_days_left: Nullable(Type.Integer({ description: 'negative once expired' })),
+});
 
 const SaveUrlBody = Type.Object({
   newtracker: Type.Optional(
@@ -72,46 +101,40 @@ export async function urlMonitorsRoutes(
   const { db, clock } = ctx;
 
   // spec: part2 > URL monitoring > GET /api/getUrls
-  app.get(
-    '/api/getUrls',
-    {
-      config,
-      schema: {
-        tags: TAGS,
-        summary: 'URL trackers',
-        response: responses(LEGACY, {
-          200: legacy200(Type.Object({ status: Type.Literal(201), data: Rows })),
-        }),
-      },
+  defineRoute(app, {
+    ...URL_ROUTE,
+    method: 'GET',
+    url: '/api/getUrls',
+    summary: 'URL trackers',
+    response: {
+      200: legacy200(Type.Object({ status: Type.Literal(201), data: Rows })),
     },
-    async () => ({ status: 201 as const, data: listUrlTrackers(db).map(urlRecord) }),
-  );
+
+    handler: async () => ({ status: 201 as const, data: listUrlTrackers(db).map(urlRecord) }),
+  });
 
   // spec: part2 > URL monitoring > POST /api/saveUrl
-  app.post(
-    '/api/saveUrl',
-    {
-      config,
-      schema: {
-        tags: TAGS,
-        summary: 'Create or update (with `newtracker.id`) a URL tracker',
-        body: SaveUrlBody,
-        response: responses(LEGACY, {
-          200: legacy200(
-            Type.Object({
-              status: Type.Literal(201),
-              message: Type.Object({
-                id: Type.Integer(),
-                url: Type.String(),
-                pattern: Type.String(),
-                interval: Type.Integer(),
-              }),
-            }),
-          ),
+  defineRoute(app, {
+    ...URL_ROUTE,
+    method: 'POST',
+    url: '/api/saveUrl',
+    summary: 'Create or update (with `newtracker.id`) a URL tracker',
+    body: SaveUrlBody,
+    response: {
+      200: legacy200(
+        Type.Object({
+          status: Type.Literal(201),
+          message: Type.Object({
+            id: Type.Integer(),
+            url: Type.String(),
+            pattern: Type.String(),
+            interval: Type.Integer(),
+          }),
         }),
-      },
+      ),
     },
-    async (request) => {
+
+    handler: async (request) => {
       const tracker = request.body.newtracker ?? {};
       const url = typeof tracker.url === 'string' ? tracker.url.trim() : '';
       const pattern = typeof tracker.pattern === 'string' ? tracker.pattern : '';
@@ -146,82 +169,73 @@ export async function urlMonitorsRoutes(
       deps.engine.changed(id);
       return { status: 201 as const, message: { id, url, pattern, interval } };
     },
-  );
+  });
 
   // spec: part2 > URL monitoring > POST /api/deleteUrl
-  app.post(
-    '/api/deleteUrl',
-    {
-      config,
-      schema: {
-        tags: TAGS,
-        summary: 'Delete a URL tracker and its history',
-        body: DeleteUrlBody,
-        response: responses(LEGACY, {
-          200: legacy200(Type.Object({ status: Type.Literal(200), message: Type.String() })),
-        }),
-      },
+  defineRoute(app, {
+    ...URL_ROUTE,
+    method: 'POST',
+    url: '/api/deleteUrl',
+    summary: 'Delete a URL tracker and its history',
+    body: DeleteUrlBody,
+    response: {
+      200: legacy200(Type.Object({ status: Type.Literal(200), message: Type.String() })),
     },
-    async (request) => {
+
+    handler: async (request) => {
       const id = positiveInt(request.body.id);
       if (id === null) throw failure(422, 'The id field is required');
       if (!deleteUrlTracker(db, id)) throw failure(404, 'URL tracker not found');
       deps.engine.removed(id);
       return { status: 200 as const, message: 'URL tracker deleted' };
     },
-  );
+  });
 
   // spec: part2 > URL monitoring > GET /api/getAllUrls
-  app.get(
-    '/api/getAllUrls',
-    {
-      config,
-      schema: {
-        tags: TAGS,
-        summary: 'URL tracker rows',
-        response: responses(LEGACY, {
-          200: legacy200(
-            Type.Object({
-              status: Type.Literal(201),
-              hasError: Type.Literal(false),
-              message: Type.Object({ data: Rows }),
-            }),
-          ),
+  defineRoute(app, {
+    ...URL_ROUTE,
+    method: 'GET',
+    url: '/api/getAllUrls',
+    summary: 'URL tracker rows',
+    response: {
+      200: legacy200(
+        Type.Object({
+          status: Type.Literal(201),
+          hasError: Type.Literal(false),
+          message: Type.Object({ data: Rows }),
         }),
-      },
+      ),
     },
-    async () => ({
+
+    handler: async () => ({
       status: 201 as const,
       hasError: false as const,
       message: { data: listUrlTrackers(db).map(urlRecord) },
     }),
-  );
+  });
 
   // designed: part2 > URL monitoring > GET /api/urlTracker (the report the spec marks "not shown")
-  app.get(
-    '/api/urlTracker',
-    {
-      config,
-      schema: {
-        tags: TAGS,
-        summary:
-          'URL tracker report: availability, latency percentiles and certificate expiry per URL over a window',
-        description:
-          '`hours` (1 to 720, default 24) back from now. Per URL: `checks`, `failures`, `availability` (% of checks that passed, null without checks), `latency` `{avg, p50, p95, p99}` in ms over answered checks, the last check (`last_checked_at`, `last_status`, `last_message`), `ssldate` and `ssl_days_left` (negative once expired; null for http).',
-        querystring: ReportQuery,
-        response: responses(LEGACY, {
-          200: legacy200(
-            Type.Object({
-              status: Type.Literal(200),
-              hasError: Type.Literal(false),
-              window: Type.Object({ start_time: Type.String(), end_time: Type.String() }),
-              data: Rows,
-            }),
-          ),
+  defineRoute(app, {
+    ...URL_ROUTE,
+    method: 'GET',
+    url: '/api/urlTracker',
+    summary:
+      'URL tracker report: availability, latency percentiles and certificate expiry per URL over a window',
+    description:
+      '`hours` (1 to 720, default 24) back from now. Per URL: `checks`, `failures`, `availability` (% of checks that passed, null without checks), `latency` `{avg, p50, p95, p99}` in ms over answered checks, the last check (`last_checked_at`, `last_status`, `last_message`), `ssldate` and `ssl_days_left` (negative once expired; null for http).',
+    querystring: ReportQuery,
+    response: {
+      200: legacy200(
+        Type.Object({
+          status: Type.Literal(200),
+          hasError: Type.Literal(false),
+          window: Type.Object({ start_time: Type.String(), end_time: Type.String() }),
+          data: Type.Array(UrlReportRow),
         }),
-      },
+      ),
     },
-    async (request) => {
+
+    handler: async (request) => {
       const end = clock.now();
       const start = end - (request.query.hours ?? 24) * HOUR_MS;
       const data = listUrlTrackers(db).map((row) => {
@@ -264,5 +278,5 @@ export async function urlMonitorsRoutes(
         data,
       };
     },
-  );
+  });
 }

@@ -63,6 +63,14 @@ export const ERROR_PRESETS = {
   statusMessage: { validation: 'statusMessage', failure: 'statusMessage' },
   /** `{error: <oauth code>, error_description}`. */
   oauth: { validation: 'oauth', failure: 'oauth' },
+  /** `{message, errors}` for validation (422), `{message}` for failures (dashboards). */
+  messageErrors: { validation: 'messageErrors', failure: 'messageErrors' },
+  /** The legacy body with the failure's real HTTP status (422 batches, not found). */
+  legacyStatus: { validation: 'legacyStatus', failure: 'legacyStatus' },
+  /** `{status: false, hasError: true, message: {<field>: [text]}}`, 422 (pending-device fields). */
+  legacyFields: { validation: 'legacyFields', failure: 'legacyFields' },
+  /** `{status: false, errors}` for validation (400), `{status: false, message}` for failures (device tags). */
+  falseErrors: { validation: 'falseErrors', failure: 'falseErrors' },
 } as const satisfies Record<string, RouteErrors>;
 
 export type ErrorPreset = keyof typeof ERROR_PRESETS;

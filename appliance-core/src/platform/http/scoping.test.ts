@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Identity } from './identity.js';
-import { deviceInScope, deviceScopeSql, scopedOrNotFound } from './scoping.js';
+import {
+  deviceInScope,
+  deviceScopeSql,
+  scopedOrNotFound,
+  scopeOf,
+  scopeSql,
+  type DeviceScope,
+  type DeviceScopeResolver,
+} from './scoping.js';
 import { openDatabase } from '../db/database.js';
 
 const who = (tagIds: number[] | null): Identity => ({
@@ -57,5 +65,92 @@ describe('tag scoping', () => {
     expect(ids(who([20]))).toEqual([2]);
     expect(ids(who([]))).toEqual([]);
     expect(() => deviceScopeSql(who([1]), 'd.id; DROP TABLE x')).toThrow();
+  });
+});
+
+describe('list scoping resolved once per request', () => {
+  /** A resolver over a tiny device table: device n carries tag n % 3 (what devices supplies). */
+  const devices = Array.from({ length: 30 }, (_, i) => ({
+    id: i + 1,
+    ip: `10.0.0.${i + 1}`,
+    tag: (i + 1) % 3,
+  }));
+  let calls = 0;
+  const resolve: DeviceScopeResolver = (tagIds) => {
+    calls++;
+    const mine = devices.filter((d) => tagIds.includes(d.tag));
+    return { deviceIds: new Set(mine.map((d) => d.id)), ips: new Set(mine.map((d) => d.ip)) };
+  };
+
+  it('resolves a restricted caller once per request, an unrestricted one never', () => {
+    calls = 0;
+    const request = { identity: who([1]) };
+    const first = scopeOf(request, resolve) as DeviceScope;
+    expect(scopeOf(request, resolve)).toBe(first);
+    expect(calls).toBe(1);
+    expect([...first.deviceIds]).toEqual([1, 4, 7, 10, 13, 16, 19, 22, 25, 28]);
+    expect(first.ips.has('10.0.0.4')).toBe(true);
+    scopeOf({ identity: who([1]) }, resolve);
+    expect(calls).toBe(2); // another request resolves again
+    expect(scopeOf({ identity: who(null) }, resolve)).toBeNull();
+    expect(calls).toBe(2);
+    expect(() => scopeOf({ identity: null }, resolve)).toThrow(/without authentication/);
+  });
+
+  const rowsDb = () => {
+    const db = openDatabase(':memory:');
+    db.exec(`CREATE TABLE log_rows (id INTEGER PRIMARY KEY, device_id INTEGER, src_ip TEXT, ts INTEGER);
+             CREATE INDEX log_rows_device ON log_rows (device_id, ts);
+             CREATE INDEX log_rows_src ON log_rows (src_ip);`);
+    const insert = db.prepare('INSERT INTO log_rows (device_id, src_ip, ts) VALUES (?, ?, ?)');
+    db.transaction(() => {
+      for (let i = 0; i < 20_000; i++) {
+        const device = (i % 30) + 1;
+        insert.run(device, `10.0.0.${device}`, i);
+      }
+    })();
+    db.exec('ANALYZE');
+    return db;
+  };
+
+  it('binds the scope as one json_each parameter served by the device_id index, not a scan', () => {
+    const db = rowsDb();
+    const scope = scopeOf({ identity: who([2]) }, resolve);
+    for (const [column, on] of [
+      ['device_id', 'deviceIds'],
+      ['src_ip', 'ips'],
+    ] as const) {
+      const where = scopeSql(scope, column, on);
+      expect(where.params).toHaveLength(1);
+      const plan = (
+        db
+          .prepare(`EXPLAIN QUERY PLAN SELECT id FROM log_rows WHERE ${where.sql}`)
+          .all(...where.params) as { detail: string }[]
+      )
+        .map((r) => r.detail)
+        .join('; ');
+      expect(plan, column).toMatch(/SEARCH log_rows USING (COVERING )?INDEX log_rows_(device|src)/);
+      expect(plan, column).not.toMatch(/SCAN log_rows/);
+    }
+  });
+
+  it('keeps only the rows of in-scope devices (and every row for an unrestricted caller)', () => {
+    const db = rowsDb();
+    const count = (scope: DeviceScope | null, column = 'device_id', on = 'deviceIds' as const) => {
+      const where = scopeSql(scope, column, on);
+      return db
+        .prepare(
+          `SELECT device_id, count(*) AS n FROM log_rows WHERE ${where.sql} GROUP BY device_id`,
+        )
+        .all(...where.params) as { device_id: number; n: number }[];
+    };
+    const scoped = count(scopeOf({ identity: who([0]) }, resolve));
+    expect(scoped.map((r) => r.device_id)).toEqual([3, 6, 9, 12, 15, 18, 21, 24, 27, 30]);
+    expect(scoped.reduce((n, r) => n + r.n, 0)).toBeGreaterThan(6000);
+    const byIp = count(scopeOf({ identity: who([0]) }, resolve), 'src_ip', 'ips' as never);
+    expect(byIp).toEqual(scoped);
+    expect(count(scopeOf({ identity: who([]) }, resolve))).toEqual([]);
+    expect(count(null)).toHaveLength(30);
+    expect(() => scopeSql(null, 'device_id; DROP TABLE log_rows')).toThrow();
   });
 });

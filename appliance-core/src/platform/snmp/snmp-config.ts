@@ -1,21 +1,22 @@
 /**
- * The `snmpconfig` of devices and pending devices: validating what clients send, sealing its
- * secrets, masking them on read, and turning a stored configuration into an SNMP target.
+ * Stored SNMP settings (the columns a device's `snmpconfig`, a pending device and a discovery hit
+ * share): validating what clients send, sealing its secrets, masking them on read, and turning a
+ * stored configuration into an SNMP target. Used by devices, pending devices, autodiscovery
+ * credentials, discovery and the pollers; the tables that hold these columns belong to the
+ * features, this module only maps them.
  *
  * Secrets follow the encrypted-field convention: the sentinel, an empty value or an omitted
- * field keeps the stored secret; new plaintext replaces it.
+ * field keeps the stored secret; new plaintext replaces it. A configuration's secrets are opened
+ * in memory only, for the session that needs them.
  */
-import type { FieldErrors } from '../../platform/http/envelopes.js';
+import type { FieldErrors } from '../http/envelopes.js';
 import {
-  ENCRYPTED_SENTINEL,
   isSentinel,
   maskSecret,
   nextSealedSecret,
   resolveSecret,
-} from '../../platform/http/encrypted-field.js';
-import type { SecretBox } from '../../platform/security/secret-box.js';
-import type { SnmpConfigRow } from './devices.repository.js';
-import type { SnmpConfigIn, SnmpConfigOut } from './devices.schema.js';
+} from '../http/encrypted-field.js';
+import type { SecretBox } from '../security/secret-box.js';
 import {
   AUTH_PROTOCOLS,
   PRIV_PROTOCOLS,
@@ -23,7 +24,50 @@ import {
   type AuthProtocol,
   type PrivProtocol,
   type SnmpTarget,
+  type V3Security,
 } from './snmp.client.js';
+
+/** The stored SNMP settings; secret columns hold sealed values. */
+export interface SnmpConfigRow {
+  snmp_version: 1 | 2 | 3;
+  snmp_port: number;
+  snmp_community: string | null;
+  snmp_v3_security: V3Security | null;
+  authuser: string | null;
+  authpass: string | null;
+  authprot: string | null;
+  privpass: string | null;
+  privprot: string | null;
+}
+
+/** A secret as clients send it: new plaintext, the sentinel or an empty value (keep), or null (keep). */
+export type SecretInput = string | { __encrypted__: true } | null;
+
+/** An `snmpconfig` as clients send it (every field optional: omitted fields keep their value). */
+export interface SnmpConfigInput {
+  snmp_version?: 1 | 2 | 3 | '1' | '2' | '2c' | '3' | undefined;
+  snmp_port?: number | undefined;
+  snmp_community?: SecretInput | undefined;
+  snmp_v3_security?: V3Security | null | undefined;
+  authuser?: string | null | undefined;
+  authpass?: SecretInput | undefined;
+  authprot?: string | null | undefined;
+  privpass?: SecretInput | undefined;
+  privprot?: string | null | undefined;
+}
+
+/** An `snmpconfig` as it is answered: secrets masked with the sentinel (or null when none is stored). */
+export interface MaskedSnmpConfig {
+  snmp_version: number;
+  snmp_port: number;
+  snmp_community: { __encrypted__: true } | null;
+  snmp_v3_security: string | null;
+  authuser: string | null;
+  authpass: { __encrypted__: true } | null;
+  authprot: string | null;
+  privpass: { __encrypted__: true } | null;
+  privprot: string | null;
+}
 
 export const DEFAULT_SNMP: SnmpConfigRow = {
   snmp_version: 2,
@@ -73,7 +117,7 @@ export function normalizePrivProtocol(value: string | null | undefined): PrivPro
     : null;
 }
 
-export function maskSnmpConfig(stored: SnmpConfigRow | null | undefined): SnmpConfigOut {
+export function maskSnmpConfig(stored: SnmpConfigRow | null | undefined): MaskedSnmpConfig {
   const config = stored ?? DEFAULT_SNMP;
   return {
     snmp_version: config.snmp_version,
@@ -98,7 +142,7 @@ const isNewPlaintext = (value: unknown): value is string =>
 export function mergeSnmpConfig(
   box: SecretBox,
   stored: SnmpConfigRow | null | undefined,
-  input: SnmpConfigIn,
+  input: SnmpConfigInput,
   options: { prefix?: string; requireSecrets?: boolean } = {},
 ): { config: SnmpConfigRow } | { errors: FieldErrors } {
   const prefix = options.prefix ?? 'snmpconfig';
@@ -192,7 +236,7 @@ export function snmpTargetOf(box: SecretBox, host: string, config: SnmpConfigRow
 export function probeTargetOf(
   box: SecretBox,
   host: string,
-  input: SnmpConfigIn,
+  input: SnmpConfigInput,
   stored: SnmpConfigRow | null | undefined,
 ): { target: SnmpTarget } | { errors: FieldErrors } {
   const merged = mergeSnmpConfig(
@@ -234,7 +278,3 @@ export function probeTargetOf(
     },
   };
 }
-
-/** Masks one secret field of a pending device or credential the same way as snmpconfig. */
-export const maskedSecret = (sealed: string | null | undefined) =>
-  sealed ? ENCRYPTED_SENTINEL : null;
