@@ -3,7 +3,8 @@
  * starts, and their routes in registration order.
  */
 import type { CoreContext } from '../platform/context.js';
-import { schedulerCollector } from '../platform/metrics/collectors.js';
+import { StorageWriter } from '../platform/db/storage-writer.js';
+import { schedulerCollector, storageWriterCollector } from '../platform/metrics/collectors.js';
 import { Scheduler } from '../platform/scheduler/scheduler.js';
 import type { App } from '../platform/http/http-server.js';
 import type { IdentityResolver } from '../platform/http/identity.js';
@@ -15,6 +16,7 @@ import {
   devicesRoutes,
   DevicesService,
   pendingRoutes,
+  registerDeviceWrites,
   walksRoutes,
 } from './devices/index.js';
 import { DiscoveryEngine, localnetsRoutes } from './discovery/index.js';
@@ -23,6 +25,7 @@ import { TokenService, tokensRoutes } from './tokens/index.js';
 import { ToolsEngine, ToolsService, toolsRoutes } from './tools/index.js';
 import {
   registerTrackerWidgets,
+  registerTrackerWrites,
   TrackersEngine,
   trackersRoutes,
   TrackersService,
@@ -51,6 +54,18 @@ export function createFeatures(ctx: CoreContext): Features {
     'scheduler',
     schedulerCollector(() => scheduler.stats()),
   );
+  // One storage writer for every high-rate producer (ARCHITECTURE.md, Storage): the features that
+  // own tables register their statements; producers (the trackers' pollers now, the log and flow
+  // receivers later) queue writes by name with their own limits and counters.
+  const storage = new StorageWriter(ctx.db, {
+    onError: (err) => ctx.log.error({ err }, 'storage writer'),
+  });
+  registerDeviceWrites(storage);
+  registerTrackerWrites(storage);
+  ctx.metrics.register(
+    'storage',
+    storageWriterCollector(() => storage.stats()),
+  );
   const devices = new DevicesService(ctx, scheduler);
   const discovery = new DiscoveryEngine({
     db: ctx.db,
@@ -60,16 +75,13 @@ export function createFeatures(ctx: CoreContext): Features {
     scheduler,
   });
   const widgets = new TrackerWidgets();
-  const trackers = new TrackersService(ctx.db, (err) =>
-    ctx.log.error({ err }, 'tracker samples write failed'),
-  );
+  const trackers = new TrackersService(ctx.db, storage);
   const trackersEngine = new TrackersEngine(ctx, trackers, scheduler);
   trackers.attachToDevices(devices, () => trackersEngine.resync());
   registerTrackerWidgets(widgets, ctx.db);
   const urlMonitors = new UrlMonitorEngine(ctx, scheduler);
   ctx.metrics.register('pollers', () => {
     const c = trackersEngine.counters;
-    const w = trackers.writer.stats();
     return [
       {
         name: 'appliance_poller_readings_total',
@@ -96,28 +108,19 @@ export function createFeatures(ctx: CoreContext): Features {
         type: 'counter',
         samples: [{ value: c.snmpFailures }],
       },
-      {
-        name: 'appliance_storage_writes_total',
-        help: 'Writes through the storage writer, by outcome.',
-        type: 'counter',
-        samples: [
-          { labels: { producer: 'trackers', outcome: 'written' }, value: w.written },
-          { labels: { producer: 'trackers', outcome: 'failed' }, value: w.failed },
-          { labels: { producer: 'trackers', outcome: 'lost' }, value: w.lost },
-        ],
-      },
-      {
-        name: 'appliance_storage_queued',
-        help: 'Writes queued or in flight, by producer.',
-        type: 'gauge',
-        samples: [{ labels: { producer: 'trackers' }, value: w.queued + w.inFlight }],
-      },
     ];
   });
   devices.registerDeviceCleanup('device-layouts', (id) => deleteLayoutsOfDevice(ctx.db, id));
   return {
     resolver,
     engines: [
+      // First: it starts before any producer and closes (flushing every queue) after all of them.
+      {
+        name: 'storage-writer',
+        shared: true,
+        start: async () => storage.start(),
+        stop: () => storage.close(),
+      },
       { name: 'token-usage', start: () => tokens.start(), stop: () => tokens.stop() },
       new ToolsEngine(tools, ctx.clock, ctx.log, scheduler),
       new DevicesEngine(devices, scheduler, ctx.clock, ctx.log),

@@ -5,5 +5,6 @@
  */
 export { trackersRoutes } from './trackers.routes.js';
 export { TrackersService } from './trackers.service.js';
+export { registerTrackerWrites } from './trackers.writes.js';
 export { TrackersEngine, type TrackersEngineOptions } from './trackers.engine.js';
 export { registerTrackerWidgets } from './tracker-widgets.js';

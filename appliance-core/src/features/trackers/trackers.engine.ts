@@ -119,7 +119,6 @@ export class TrackersEngine implements TrackerChanges {
   }
 
   async start(): Promise<void> {
-    this.service.writer.start();
     this.resync();
     this.scheduler.upsert({
       id: 'trackers:resync',
@@ -141,10 +140,13 @@ export class TrackersEngine implements TrackerChanges {
     this.statsTimer.unref();
   }
 
-  /** Flushes and ends the storage writer (bounded: see StorageWriter.close), then logs the stats. */
+  /**
+   * Waits for the readings already queued to be committed (the shared storage writer stays open:
+   * the composition root closes it last), then logs the stats.
+   */
   async stop(): Promise<void> {
     if (this.statsTimer) clearInterval(this.statsTimer);
-    await this.service.writer.close();
+    await this.service.writer.flush();
     this.ctx.log.info(this.report(), 'poller stats at stop');
   }
 

@@ -3,7 +3,7 @@
  * contributions of trackers to the devices feature (relations, sections, log stats, clean-up).
  */
 import type { DB } from '../../platform/db/database.js';
-import { StorageWriter } from '../../platform/db/storage-writer.js';
+import type { StorageWriter, StorageWriterProducer } from '../../platform/db/storage-writer.js';
 import { DAY_MS, HOUR_MS, toSqlDateTime } from '../../platform/time/time.js';
 import { formatBytes, type DevicesService, type DeviceWindow } from '../devices/index.js';
 import {
@@ -60,24 +60,24 @@ const ts = (ms: number) => toSqlDateTime(ms);
 export class TrackersService {
   readonly samples: SamplesRepository;
   /**
-   * The pollers' writes go through a storage writer (a worker thread with its own connection to
-   * the database file): started with the engine, closed (flushed) when it stops. Readers of
-   * samples written by the engine see them once `writer.flush()` resolves.
+   * The pollers' writes: producer `trackers` of the process's one storage writer (a worker thread
+   * with its own connection to the database file), which the composition root builds, starts
+   * first and closes last. Readers of samples written by the engine see them once
+   * `writer.flush()` resolves.
    */
-  readonly writer: StorageWriter;
+  readonly writer: StorageWriterProducer;
   readonly writes: TrackerWrites;
   changes: TrackerChanges = { changed: () => {}, removed: () => {} };
 
+  /** `storage` must have the trackers' and the devices' statements registered (registerTrackerWrites, registerDeviceWrites). */
   constructor(
     readonly db: DB,
-    onWriteError: (err: Error) => void = () => {},
+    storage: StorageWriter,
   ) {
     this.samples = new SamplesRepository(db);
-    this.writer = new StorageWriter(db, {
-      flushMs: 1000,
-      maxPending: 5000,
-      onError: onWriteError,
-    });
+    // One transaction a second carries the pollers' readings; 200,000 queued writes are ~25 s of
+    // the pollers bench's load (~8,000 writes/s) before the newest readings would be dropped.
+    this.writer = storage.producer('trackers', { flushMs: 1000, maxQueued: 200_000 });
     this.writes = new TrackerWrites(this.writer);
   }
 

@@ -7,22 +7,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAppliance, type Harness } from '../../../../test/harness/appliance.js';
 import { FIVE_MINUTES, ONE_HOUR } from './samples.repository.js';
-import type { StorageWriter } from '../../platform/db/storage-writer.js';
-import { TrackerWrites } from './trackers.writes.js';
+import { StorageWriter } from '../../platform/db/storage-writer.js';
+import { registerDeviceWrites } from '../devices/index.js';
+import { registerTrackerWrites } from './trackers.writes.js';
 import { TrackersService } from './trackers.service.js';
 
 let h: Harness;
+let storage: StorageWriter;
 let service: TrackersService;
 const errors: string[] = [];
 const db = () => h.appliance.db;
 
 beforeAll(async () => {
   h = await startAppliance();
-  service = new TrackersService(db(), (err) => errors.push(err.message));
+  storage = new StorageWriter(db(), { onError: (err) => errors.push(err.message) });
+  registerDeviceWrites(storage);
+  registerTrackerWrites(storage);
+  storage.start();
+  service = new TrackersService(db(), storage);
 });
 
 afterAll(async () => {
-  await service?.writer.close();
+  await storage?.close();
   await h?.close();
 });
 
@@ -155,9 +161,11 @@ describe('tracker writes through the storage writer', () => {
 
     // Every statement the pollers define on their writer: theirs and the devices feature's.
     const defined: Record<string, string> = {};
-    new TrackerWrites({
+    const recorder = {
       define: (name: string, sql: string) => void (defined[name] = sql),
-    } as unknown as StorageWriter);
+    } as unknown as StorageWriter;
+    registerTrackerWrites(recorder);
+    registerDeviceWrites(recorder);
     expect(Object.keys(defined)).toContain('devices.reachability');
     const statements = Object.entries(defined);
     expect(statements.length).toBeGreaterThan(10);

@@ -17,8 +17,8 @@
  * and the sample statements insert only while the tracker exists (samples.repository.ts), so
  * nothing is left orphaned and nothing fails.
  */
-import type { StorageWriter } from '../../platform/db/storage-writer.js';
-import { deviceReachabilityWrite, registerDeviceWrites } from '../devices/index.js';
+import type { StorageWriter, StorageWriterProducer } from '../../platform/db/storage-writer.js';
+import { deviceReachabilityWrite } from '../devices/index.js';
 import { SAMPLE_STATEMENTS, sampleWrites, type Sample } from './samples.repository.js';
 import type { InterfaceCounters } from './snmp.poller.js';
 
@@ -41,12 +41,15 @@ export const TRACKER_STATEMENTS: Readonly<Record<string, string>> = {
     'UPDATE disk_trackers SET available = ?, total = ?, last_seen_at = ?, updated_at = ? WHERE id = ?',
 };
 
+/** Registers the trackers' statements on the writer (the feature that owns the tables does). */
+export function registerTrackerWrites(writer: StorageWriter): void {
+  for (const [name, sql] of Object.entries({ ...SAMPLE_STATEMENTS, ...TRACKER_STATEMENTS }))
+    writer.define(name, sql);
+}
+
+/** The pollers' writes, queued by the `trackers` producer (the devices statement by its name). */
 export class TrackerWrites {
-  constructor(private readonly writer: StorageWriter) {
-    for (const [name, sql] of Object.entries({ ...SAMPLE_STATEMENTS, ...TRACKER_STATEMENTS }))
-      writer.define(name, sql);
-    registerDeviceWrites(writer);
-  }
+  constructor(private readonly writer: StorageWriterProducer) {}
 
   sample(sample: Sample): void {
     for (const [name, params] of sampleWrites(sample)) this.writer.write(name, params);

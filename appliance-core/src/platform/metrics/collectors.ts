@@ -1,6 +1,7 @@
 /**
  * Collectors for the platform's shared resources: the scheduler and the storage writer.
  */
+import type { StorageWriterStats } from '../db/storage-writer.js';
 import type { SchedulerStats } from '../scheduler/scheduler.js';
 import type { Collector, MetricFamily } from './metrics.js';
 
@@ -33,6 +34,50 @@ export function schedulerCollector(stats: () => SchedulerStats): Collector {
           { labels: { quantile: '1' }, value: seconds(s.lateness.max) },
         ],
       },
+    ];
+  };
+}
+
+/** The storage writer's counters by producer (exact for this thread's producers). */
+export function storageWriterCollector(stats: () => StorageWriterStats): Collector {
+  return () => {
+    const s = stats();
+    const producers = Object.entries(s.producers).sort(([a], [b]) => a.localeCompare(b));
+    const outcomes = ['written', 'dropped', 'failed', 'lost'] as const;
+    return [
+      {
+        name: 'appliance_storage_writes_received_total',
+        help: 'Writes producers asked for, by producer.',
+        type: 'counter',
+        samples: producers.map(([producer, p]) => ({ labels: { producer }, value: p.received })),
+      },
+      {
+        name: 'appliance_storage_writes_total',
+        help: 'Writes settled, by producer and outcome (dropped: over the producer queue limit; lost: worker ended first).',
+        type: 'counter',
+        samples: producers.flatMap(([producer, p]) =>
+          outcomes.map((outcome) => ({ labels: { producer, outcome }, value: p[outcome] })),
+        ),
+      },
+      {
+        name: 'appliance_storage_queued',
+        help: 'Writes accepted and not yet settled (buffered or in flight), by producer.',
+        type: 'gauge',
+        samples: producers.map(([producer, p]) => ({
+          labels: { producer },
+          value: p.queued + p.inFlight,
+        })),
+      },
+      counter(
+        'appliance_storage_batches_total',
+        'Transactions the storage writer committed.',
+        s.flushes,
+      ),
+      counter(
+        'appliance_storage_worker_restarts_total',
+        'Starts of the writer worker after a crash.',
+        s.restarts,
+      ),
     ];
   };
 }

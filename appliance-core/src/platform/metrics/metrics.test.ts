@@ -130,5 +130,11 @@ describe('GET /metrics', () => {
       Number(family(parsed, 'appliance_process_resident_memory_bytes').metrics[0].value),
     ).toBeGreaterThan(10e6);
     expect(Number(family(parsed, 'appliance_scheduler_jobs').metrics[0].value)).toBeGreaterThan(0);
+    // The storage writer's counters are per producer: the pollers write as `trackers`.
+    const outcomes = family(parsed, 'appliance_storage_writes_total').metrics;
+    expect(
+      outcomes.filter((m) => m.labels.producer === 'trackers').map((m) => m.labels.outcome),
+    ).toEqual(['written', 'dropped', 'failed', 'lost']);
+    expect(family(parsed, 'appliance_storage_batches_total').metrics.length).toBe(1);
   });
 });
