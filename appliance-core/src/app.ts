@@ -14,6 +14,7 @@ import type { ApplianceConfig } from './platform/config/config.js';
 import type { CoreContext } from './platform/context.js';
 import { openDatabase, type DB } from './platform/db/database.js';
 import { migrate } from './platform/db/migrate.js';
+import { consoleRoutes } from './platform/http/console.js';
 import { createHttpServer, type App } from './platform/http/http-server.js';
 import { openapiRoutes } from './platform/http/openapi.routes.js';
 import { createLogger } from './platform/logging/logger.js';
@@ -109,6 +110,8 @@ export async function buildApp(
   });
   await openapiRoutes(app);
   await features.register(app);
+  if (!(await consoleRoutes(app)))
+    log.warn('no web console build found (npm run build): / explains, the API is unaffected');
   await app.ready();
 
   let started: Engine[] = [];

@@ -1,0 +1,33 @@
+import { Group, Text, Title } from '@mantine/core';
+import type { ReactNode } from 'react';
+
+/** One toolbar row per page: title, a short subtitle, actions on the right. */
+export function PageHeader({
+  title,
+  subtitle,
+  children,
+}: {
+  title: ReactNode;
+  subtitle?: ReactNode;
+  children?: ReactNode;
+}) {
+  return (
+    <Group justify="space-between" align="center" mb="sm" wrap="nowrap" gap="md">
+      <Group gap="sm" align="baseline" wrap="nowrap" style={{ minWidth: 0 }}>
+        <Title order={1} style={{ whiteSpace: 'nowrap' }}>
+          {title}
+        </Title>
+        {subtitle ? (
+          <Text size="sm" c="dimmed" truncate>
+            {subtitle}
+          </Text>
+        ) : null}
+      </Group>
+      {children ? (
+        <Group gap="xs" wrap="nowrap">
+          {children}
+        </Group>
+      ) : null}
+    </Group>
+  );
+}

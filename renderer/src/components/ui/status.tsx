@@ -1,0 +1,23 @@
+import { Badge, Tooltip } from '@mantine/core';
+
+import { formatMs } from '../../lib/format.js';
+
+export type Reachability = 'up' | 'down' | 'unknown';
+
+export function reachabilityOf(latency: number | null | undefined): Reachability {
+  if (latency === null || latency === undefined) return 'unknown';
+  return latency < 0 ? 'down' : 'up';
+}
+
+const COLORS: Record<Reachability, string> = { up: 'teal', down: 'red', unknown: 'gray' };
+const LABELS: Record<Reachability, string> = { up: 'Up', down: 'Down', unknown: 'No probe' };
+
+export function StatusBadge({ latency }: { latency: number | null | undefined }) {
+  const state = reachabilityOf(latency);
+  const badge = (
+    <Badge color={COLORS[state]} variant={state === 'down' ? 'filled' : 'light'} w={72}>
+      {LABELS[state]}
+    </Badge>
+  );
+  return state === 'up' ? <Tooltip label={`latency ${formatMs(latency)}`}>{badge}</Tooltip> : badge;
+}
