@@ -89,6 +89,7 @@ export function TimeSeriesChart({
             stroke={text}
             fontSize={11}
             minTickGap={40}
+            tickCount={7}
           />
           <YAxis
             yAxisId="left"
@@ -134,7 +135,7 @@ export function TimeSeriesChart({
                 isAnimationActive={false}
                 connectNulls={false}
                 type="linear"
-                dot={false}
+                dot={data.length < 3}
               />
             ) : (
               <Line
@@ -147,7 +148,7 @@ export function TimeSeriesChart({
                 isAnimationActive={false}
                 connectNulls={false}
                 type="linear"
-                dot={false}
+                dot={data.length < 3}
               />
             ),
           )}

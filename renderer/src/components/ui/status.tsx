@@ -15,7 +15,7 @@ const LABELS: Record<Reachability, string> = { up: 'Up', down: 'Down', unknown: 
 export function StatusBadge({ latency }: { latency: number | null | undefined }) {
   const state = reachabilityOf(latency);
   const badge = (
-    <Badge color={COLORS[state]} variant={state === 'down' ? 'filled' : 'light'} w={72}>
+    <Badge color={COLORS[state]} variant={state === 'down' ? 'filled' : 'light'} miw={64}>
       {LABELS[state]}
     </Badge>
   );

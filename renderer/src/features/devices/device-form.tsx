@@ -20,6 +20,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 
 import { errorText, RowsSkeleton } from '../../components/ui/feedback.js';
+import { api } from '../../lib/api-client.js';
 import { ApiError } from '../../lib/api-error.js';
 import { keys } from '../../lib/query-keys.js';
 import { profilesQuery, saveDevice, tagsQuery, testSnmp, type DeviceSetBody } from './api.js';
@@ -43,6 +44,8 @@ interface FormState {
   privpassSet: boolean;
   privprot: string;
   tags: string[];
+  /** New devices only: start a latency tracker pinging every this many seconds (0 = none). */
+  pingEvery: number;
 }
 
 const EMPTY: FormState = {
@@ -63,6 +66,7 @@ const EMPTY: FormState = {
   privpassSet: false,
   privprot: 'AES',
   tags: [],
+  pingEvery: 60,
 };
 
 const slugOf = (name: string) =>
@@ -143,8 +147,8 @@ export function DeviceForm({
   }, [deviceId, form.profile, profiles.data]);
 
   const save = useMutation({
-    mutationFn: () =>
-      saveDevice({
+    mutationFn: async () => {
+      const answer = await saveDevice({
         ...(deviceId !== null ? { id: deviceId } : {}),
         label: form.label,
         ip_address: form.ip_address,
@@ -152,7 +156,16 @@ export function DeviceForm({
         enable_snmp: form.enable_snmp,
         snmpconfig: form.enable_snmp ? snmpconfigOf(form) : null,
         tags: form.tags.map((name) => ({ slug: slugOf(name), name, type: 'device' })),
-      }),
+      });
+      // A device is added to be watched: its latency tracker starts with it.
+      if (deviceId === null && form.pingEvery > 0)
+        await api.post('/api/latency/set', {
+          deviceId: answer.device.id,
+          label: form.label,
+          interval: form.pingEvery,
+        });
+      return answer;
+    },
     onSuccess: () => {
       notifications.show({
         color: 'teal',
@@ -230,6 +243,18 @@ export function DeviceForm({
               placeholder="Type and press Enter"
             />
           </SimpleGrid>
+          {deviceId === null ? (
+            <NumberInput
+              mt="sm"
+              w={260}
+              label="Ping every (seconds, 0 = no latency tracker)"
+              min={0}
+              max={86400}
+              value={form.pingEvery}
+              onChange={(v) => set('pingEvery', Number(v) || 0)}
+              data-testid="ping-every"
+            />
+          ) : null}
           <Switch
             mt="md"
             label="Poll over SNMP"

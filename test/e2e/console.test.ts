@@ -1,0 +1,102 @@
+/**
+ * The console in Chromium against a started appliance: the issue's scenarios, one page at a time,
+ * with a screenshot of each (test-results/console-screenshots, not in git). Every page must load
+ * without a CSP violation, a page error, a dialog or a request outside loopback.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  haveChromium,
+  launchBrowser,
+  openPage,
+  recordedViolations,
+  screenshot,
+  signInThroughUi,
+  startConsoleAppliance,
+  type ConsoleAppliance,
+  type Watched,
+} from './harness.js';
+
+const enabled = haveChromium() && process.platform === 'linux';
+
+describe.runIf(enabled)('console in Chromium', { timeout: 90_000 }, () => {
+  let a: ConsoleAppliance;
+  let browser: Browser;
+  let w: Watched;
+  let adminToken: string;
+
+  beforeAll(async () => {
+    a = await startConsoleAppliance();
+    adminToken = await a.login();
+    // Device 1's latency tracker pings every second, so its chart has real points quickly.
+    const tracker = await a.api('GET', '/api/device/1/latency', undefined, adminToken);
+    await a.api('POST', '/api/latency/set', { id: tracker.body.id, interval: 1 }, adminToken);
+    browser = await launchBrowser();
+    w = await openPage(browser);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await a?.close();
+  });
+
+  const clean = async () => {
+    expect(w.pageErrors, 'page errors').toEqual([]);
+    expect(w.cspViolations, 'CSP violations (console)').toEqual([]);
+    expect(await recordedViolations(w.page), 'CSP violations (events)').toEqual([]);
+    expect(w.dialogs, 'dialogs').toEqual([]);
+    expect(w.foreignRequests, 'requests outside loopback').toEqual([]);
+  };
+
+  it('signs in and lands on the overview', async () => {
+    await signInThroughUi(w.page, a.url);
+    await w.page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await w.page.getByTestId('tile-Devices').waitFor();
+    const session = await w.page.evaluate(() =>
+      (globalThis as any).sessionStorage.getItem('console.session'),
+    );
+    expect(session).toContain('"token"');
+    await screenshot(w.page, 'overview-dark');
+    await clean();
+  });
+
+  it('opens device 1 and shows a latency chart with real points', async () => {
+    // The last hour's points are the raw readings (longer windows are rolled up).
+    const curve = w.page.locator('[data-testid="latency-panel"] .recharts-line-curve');
+    for (let i = 0; i < 15; i++) {
+      await w.page.goto(`${a.url}/devices/1`);
+      await w.page.getByTestId('device-label').waitFor();
+      await w.page.getByText('Last hour', { exact: true }).click();
+      await w.page.waitForTimeout(1000);
+      if ((await curve.count()) > 0) break;
+    }
+    const path = await w.page
+      .locator('[data-testid="latency-panel"] .recharts-line-curve')
+      .first()
+      .getAttribute('d');
+    // A line through at least two real points.
+    expect(path ?? '').toMatch(/^M[\d.,-]+L[\d.,-]+/);
+    await screenshot(w.page, 'device-1-dark');
+    await clean();
+  });
+
+  it('adds a device for 127.0.0.2 and sees it go up', async () => {
+    await w.page.goto(`${a.url}/devices`);
+    await w.page.getByTestId('add-device').click();
+    await w.page.getByLabel('Name').fill('Loopback two');
+    await w.page.getByLabel('IP address').fill('127.0.0.2');
+    await w.page.getByTestId('ping-every').fill('1');
+    await w.page.getByTestId('save-device').click();
+    await w.page.getByRole('link', { name: 'Loopback two' }).waitFor();
+    await screenshot(w.page, 'devices-dark');
+    const row = w.page.getByRole('row').filter({ hasText: 'Loopback two' });
+    for (let i = 0; i < 20; i++) {
+      if ((await row.getByText('Up', { exact: true }).count()) > 0) break;
+      await w.page.waitForTimeout(1500);
+      await w.page.reload();
+      await w.page.getByRole('link', { name: 'Loopback two' }).waitFor();
+    }
+    await expect(row.getByText('Up', { exact: true }).count()).resolves.toBe(1);
+    await clean();
+  });
+});
