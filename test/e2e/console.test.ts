@@ -6,6 +6,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  createUser,
   haveChromium,
   launchBrowser,
   openPage,
@@ -98,5 +99,76 @@ describe.runIf(enabled)('console in Chromium', { timeout: 90_000 }, () => {
     }
     await expect(row.getByText('Up', { exact: true }).count()).resolves.toBe(1);
     await clean();
+  });
+
+  it('runs a live ping: rows appear one at a time before the stream ends', async () => {
+    await w.page.goto(`${a.url}/tools/ping`);
+    await w.page.getByLabel('ping target').fill('127.0.0.1');
+    // Record (rows, state) at every DOM change, in the page itself.
+    await w.page.evaluate(() => {
+      const g = globalThis as any;
+      g.__pingLog = [];
+      const observer = new g.MutationObserver(() => {
+        const rows = g.document.querySelectorAll('[data-testid="ping-row"]').length;
+        const state = g.document.querySelector('[data-testid="run-state"]')?.textContent ?? '';
+        const last = g.__pingLog[g.__pingLog.length - 1];
+        if (!last || last.rows !== rows || last.state !== state)
+          g.__pingLog.push({ rows, state, t: Date.now() });
+      });
+      observer.observe(g.document.body, { childList: true, subtree: true, characterData: true });
+    });
+    await w.page.getByTestId('run').click();
+    await w.page
+      .getByTestId('run-state')
+      .filter({ hasText: 'finished' })
+      .waitFor({ timeout: 30_000 });
+    const log: { rows: number; state: string; t: number }[] = await w.page.evaluate(
+      () => (globalThis as any).__pingLog,
+    );
+    const whileRunning = log.filter((e) => e.state === 'running').map((e) => e.rows);
+    // One row at a time: 1, 2, 3 ... seen while the stream was still open.
+    expect(whileRunning).toEqual(expect.arrayContaining([1, 2, 3]));
+    for (let i = 1; i < whileRunning.length; i++)
+      expect(whileRunning[i]! - whileRunning[i - 1]!).toBeLessThanOrEqual(1);
+    const first = log.find((e) => e.rows === 1)!;
+    const finished = log.find((e) => e.state === 'finished')!;
+    expect(finished.t - first.t).toBeGreaterThan(2000);
+    expect(await w.page.getByTestId('ping-row').count()).toBe(10);
+    await screenshot(w.page, 'tools-ping-dark');
+    await clean();
+  });
+
+  it('runs MTR and fills the hop table', async () => {
+    await w.page.goto(`${a.url}/tools/mtr?target=127.0.0.1&run=1`);
+    await w.page.getByTestId('mtr-hop').first().waitFor({ timeout: 30_000 });
+    await w.page
+      .getByTestId('run-state')
+      .filter({ hasText: 'finished' })
+      .waitFor({ timeout: 60_000 });
+    const hop = w.page.getByTestId('mtr-hop').first();
+    await expect(hop.textContent()).resolves.toContain('127.0.0.1');
+    await screenshot(w.page, 'tools-mtr-dark');
+    await clean();
+  });
+
+  it('a user without tools sees the denial message and stays signed in', async () => {
+    const user = await createUser(a, adminToken, 'notools', ['devices']);
+    const other = await openPage(browser);
+    try {
+      await signInThroughUi(other.page, a.url, user.username, user.password);
+      await other.page.goto(`${a.url}/tools/ping?target=127.0.0.1&run=1`);
+      const alert = other.page.getByRole('alert').filter({ hasText: 'permission' });
+      await alert.waitFor({ timeout: 15_000 });
+      await expect(alert.textContent()).resolves.toContain(
+        'You do not have permission to perform this action.',
+      );
+      expect(new URL(other.page.url()).pathname).toBe('/tools/ping');
+      // Still signed in: another page loads its data.
+      await other.page.goto(`${a.url}/devices`);
+      await other.page.getByRole('link', { name: 'appliance (loopback)' }).waitFor();
+      await screenshot(other.page, 'tools-denied-dark');
+    } finally {
+      await other.context.close();
+    }
   });
 });
