@@ -41,7 +41,7 @@ function useStream() {
         if (ev.event === 'error') {
           setError(
             typeof data === 'object' && data && 'message' in data
-              ? String((data as { message: unknown }).message)
+              ? String(data.message)
               : String(data),
           );
           continue;

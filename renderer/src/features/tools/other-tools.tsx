@@ -271,9 +271,17 @@ export function PortScanTool({
   );
 }
 
+/** Any decoded value as text (objects as JSON): rendered as text, never markup. */
+export function textOf(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
 function ResultTable({ value }: { value: unknown }) {
   if (value === null || value === undefined) return null;
-  if (typeof value !== 'object') return <Code block>{String(value)}</Code>;
+  if (typeof value !== 'object') return <Code block>{textOf(value)}</Code>;
   return (
     <Table>
       <Table.Tbody>
@@ -282,9 +290,7 @@ function ResultTable({ value }: { value: unknown }) {
             <Table.Td w={200} fw={600}>
               {k}
             </Table.Td>
-            <Table.Td className="console-mono">
-              {typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v ?? '')}
-            </Table.Td>
+            <Table.Td className="console-mono">{textOf(v)}</Table.Td>
           </Table.Tr>
         ))}
       </Table.Tbody>
@@ -408,7 +414,7 @@ interface HistoryRow {
 
 function speedOf(result: Record<string, unknown> | null, key: string): string {
   const v = result?.[key];
-  return typeof v === 'number' ? formatBits(v) : v === undefined || v === null ? '–' : String(v);
+  return typeof v === 'number' ? formatBits(v) : v === undefined || v === null ? '–' : textOf(v);
 }
 
 export function SpeedTestTool() {
