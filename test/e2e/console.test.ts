@@ -171,4 +171,20 @@ describe.runIf(enabled)('console in Chromium', { timeout: 90_000 }, () => {
       await other.context.close();
     }
   });
+
+  it('opens the terminal, types echo hello and reads it back', async () => {
+    await w.page.goto(`${a.url}/terminal`);
+    await w.page
+      .getByTestId('terminal-status')
+      .filter({ hasText: 'open' })
+      .waitFor({ timeout: 20_000 });
+    await w.page.locator('[data-testid="terminal"] textarea').focus();
+    await w.page.keyboard.type('echo hello-$((40+2))\n');
+    await w.page
+      .locator('[data-testid="terminal"] .xterm-rows')
+      .filter({ hasText: 'hello-42' })
+      .waitFor({ timeout: 15_000 });
+    await screenshot(w.page, 'terminal-dark');
+    await clean();
+  });
 });
