@@ -13,7 +13,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 
-import { devicesQuery } from '../features/devices/api.js';
+import { devicesQuery } from '../lib/devices-api.js';
 import { useCaller } from '../lib/caller.js';
 import { PAGES } from './navigation.js';
 import { paletteResults, type PaletteItem } from './palette-search.js';

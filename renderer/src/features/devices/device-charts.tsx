@@ -32,7 +32,7 @@ import {
   type LatencyPoint,
   type OidTracker,
   type PortTracker,
-} from './device-api.js';
+} from '../../lib/device-api.js';
 
 export function Stat({ label, value }: { label: string; value: string }) {
   return (

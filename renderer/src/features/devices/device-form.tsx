@@ -23,8 +23,14 @@ import { errorText, RowsSkeleton } from '../../components/ui/feedback.js';
 import { api } from '../../lib/api-client.js';
 import { ApiError } from '../../lib/api-error.js';
 import { keys } from '../../lib/query-keys.js';
-import { profilesQuery, saveDevice, tagsQuery, testSnmp, type DeviceSetBody } from './api.js';
-import { deviceQuery } from './device-api.js';
+import {
+  profilesQuery,
+  saveDevice,
+  tagsQuery,
+  testSnmp,
+  type DeviceSetBody,
+} from '../../lib/devices-api.js';
+import { deviceQuery } from '../../lib/device-api.js';
 
 interface FormState {
   label: string;

@@ -22,7 +22,7 @@ import {
   type LatencyPoint,
   type OidTracker,
   type PortTracker,
-} from './device-api.js';
+} from '../../lib/device-api.js';
 import { DisksPanel, InterfacesPanel, LatencyPanel, PortsAndOids } from './device-charts.js';
 import { DeviceForm } from './device-form.js';
 import { TrackersPanel } from './trackers-panel.js';

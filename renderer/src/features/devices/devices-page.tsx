@@ -36,7 +36,7 @@ import {
   recrawlDevice,
   tagsQuery,
   type DeviceRow,
-} from './api.js';
+} from '../../lib/devices-api.js';
 import { DeviceForm } from './device-form.js';
 
 export function Page() {

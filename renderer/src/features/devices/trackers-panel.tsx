@@ -30,7 +30,7 @@ import {
   type InterfaceTracker,
   type OidTracker,
   type PortTracker,
-} from './device-api.js';
+} from '../../lib/device-api.js';
 
 function useTrackerAction(deviceId: number) {
   const queryClient = useQueryClient();

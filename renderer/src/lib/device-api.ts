@@ -1,9 +1,9 @@
 /** One device: GET /api/device/{device} over a window, its tags, trackers and walks. */
 import { queryOptions } from '@tanstack/react-query';
 
-import { api, type ApiResult } from '../../lib/api-client.js';
-import { windowKey, windowQuery, type TimeWindow } from '../../lib/prefs.js';
-import { keys } from '../../lib/query-keys.js';
+import { api, type ApiResult } from './api-client.js';
+import { windowKey, windowQuery, type TimeWindow } from './prefs.js';
+import { keys } from './query-keys.js';
 
 export type DeviceDetail = ApiResult<'/api/device/{device}', 'get'>['device'];
 

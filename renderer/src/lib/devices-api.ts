@@ -1,8 +1,8 @@
 /** Device inventory endpoints (spec part 2, Device inventory; Tags and profiles). */
 import { queryOptions } from '@tanstack/react-query';
 
-import { api, type ApiBody, type ApiResult } from '../../lib/api-client.js';
-import { keys, type DeviceListFilter } from '../../lib/query-keys.js';
+import { api, type ApiBody, type ApiResult } from './api-client.js';
+import { keys, type DeviceListFilter } from './query-keys.js';
 
 export type DeviceListAnswer = ApiResult<'/api/devices', 'get'>;
 export type DeviceRow = DeviceListAnswer['devices'][number];
