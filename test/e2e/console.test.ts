@@ -187,4 +187,76 @@ describe.runIf(enabled)('console in Chromium', { timeout: 90_000 }, () => {
     await screenshot(w.page, 'terminal-dark');
     await clean();
   });
+
+  it('builds a dashboard with two widgets, reloads, and finds it unchanged', async () => {
+    await w.page.goto(`${a.url}/dashboards`);
+    await w.page.getByTestId('new-dashboard').click();
+    await w.page.getByLabel('Name').fill('NOC wall');
+    await w.page.getByTestId('save-dashboard-name').click();
+    await w.page.waitForURL(/\/dashboards\/NOC%20wall$/);
+    // A device-status summary, then device 1's latency.
+    await w.page.getByTestId('add-widget').click();
+    await w.page.getByRole('dialog').getByLabel('Widget').click();
+    await w.page.getByRole('option', { name: 'Device status summary' }).click();
+    await w.page.getByTestId('add-widget-confirm').click();
+    await w.page.getByTestId('add-widget').click();
+    await w.page.getByRole('dialog').getByLabel('Device', { exact: true }).click();
+    await w.page.getByRole('option', { name: /appliance \(loopback\)/ }).click();
+    await w.page.getByTestId('add-widget-confirm').click();
+    await expect(w.page.getByTestId('widget').count()).resolves.toBe(2);
+    // Saved through setDashboards: wait for it, then reload.
+    for (let i = 0; i < 30; i++) {
+      const stored = await a.api('GET', '/api/getDashboards', undefined, adminToken);
+      const widgets = stored.body?.dashboards?.['NOC wall']?.widgets ?? [];
+      const layout = stored.body?.layouts?.['NOC wall'] ?? [];
+      if (widgets.length === 2 && layout.length === 2) break;
+      await w.page.waitForTimeout(200);
+    }
+    const before = await a.api('GET', '/api/getDashboards', undefined, adminToken);
+    await w.page.reload();
+    await w.page.getByTestId('widget').nth(1).waitFor();
+    await expect(w.page.getByTestId('widget').count()).resolves.toBe(2);
+    await expect(w.page.getByRole('tab', { name: 'NOC wall' }).count()).resolves.toBe(1);
+    const after = await a.api('GET', '/api/getDashboards', undefined, adminToken);
+    expect(after.body).toEqual(before.body);
+    await screenshot(w.page, 'dashboards-dark');
+    await clean();
+  });
+
+  it('creates a token (shown once) and revokes it', async () => {
+    await w.page.goto(`${a.url}/tokens`);
+    await w.page.getByTestId('new-token-button').click();
+    await w.page.getByRole('dialog').getByLabel(/^Name/).fill('nightly backup script');
+    await w.page.getByTestId('create-token').click();
+    const token = (await w.page.getByTestId('new-token').textContent())?.trim() ?? '';
+    expect(token.length).toBeGreaterThan(20);
+    // The token works: it is a real bearer of the admin.
+    const me = await a.api('GET', '/api/me', undefined, token);
+    expect(me.status).toBe(200);
+    await w.page.getByRole('button', { name: 'Done' }).click();
+    const row = w.page.getByTestId('token-row').filter({ hasText: 'nightly backup script' });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByText('revoked').waitFor();
+    for (let i = 0; i < 20 && (await a.api('GET', '/api/me', undefined, token)).status === 200; i++)
+      await w.page.waitForTimeout(100);
+    expect((await a.api('GET', '/api/me', undefined, token)).status).toBe(401);
+    await screenshot(w.page, 'tokens-dark');
+    await clean();
+  });
+
+  it('approves a pending OAuth client', async () => {
+    const registered = await a.api('POST', '/auth/register', {
+      client_name: 'Field laptop MCP',
+      redirect_uris: ['http://127.0.0.1:53682/callback'],
+    });
+    expect(registered.status).toBe(201);
+    await w.page.goto(`${a.url}/oauth-clients`);
+    const row = w.page.getByTestId('oauth-client').filter({ hasText: 'Field laptop MCP' });
+    await screenshot(w.page, 'oauth-clients-dark');
+    await row.getByTestId('approve').click();
+    await w.page.getByTestId('empty-state').waitFor();
+    const pending = await a.api('GET', '/api/oauth/clients/pending', undefined, adminToken);
+    expect(pending.body.clients).toEqual([]);
+    await clean();
+  });
 });

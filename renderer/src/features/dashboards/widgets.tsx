@@ -126,6 +126,7 @@ function DeviceWidget({ widget, height }: { widget: Widget; height: number }) {
     <TimeSeriesChart
       label={widget.title}
       data={data}
+      domain={domain}
       height={height}
       format={(v) => formatBits(v)}
       series={[
@@ -137,6 +138,7 @@ function DeviceWidget({ widget, height }: { widget: Widget; height: number }) {
     <TimeSeriesChart
       label={widget.title}
       data={data}
+      domain={domain}
       height={height}
       format={(v) => formatMs(v)}
       series={[
