@@ -122,6 +122,10 @@ function DeviceWidget({ widget, height }: { widget: Widget; height: number }) {
         No readings in this window.
       </Text>
     );
+  const domain: [number, number] = [
+    parseTime(d.window.start_time) ?? data[0]!.t,
+    parseTime(d.window.end_time) ?? data[data.length - 1]!.t,
+  ];
   return widget.kind === 'traffic' ? (
     <TimeSeriesChart
       label={widget.title}
