@@ -60,8 +60,7 @@ export function CommandPalette({ opened, onClose }: { opened: boolean; onClose: 
       yOffset="12vh"
       centered={false}
       padding="xs"
-      title={null}
-      aria-label="Command palette"
+      title="Go to a device, a page or a tool"
     >
       <TextInput
         data-autofocus
@@ -106,7 +105,7 @@ export function CommandPalette({ opened, onClose }: { opened: boolean; onClose: 
             >
               <Group justify="space-between" wrap="nowrap" px="xs" py={4}>
                 <Group gap="xs" wrap="nowrap">
-                  <Badge color={KIND_COLORS[item.kind]} w={58}>
+                  <Badge color={KIND_COLORS[item.kind]} variant="filled" w={58}>
                     {item.kind}
                   </Badge>
                   <Text size="sm">{item.label}</Text>

@@ -120,11 +120,7 @@ export function Shell() {
               </Text>
             ) : null}
           </Group>
-          <UnstyledButton
-            onClick={() => setPaletteOpen(true)}
-            className="console-search-button"
-            aria-label="Search devices, pages and tools (Ctrl+K)"
-          >
+          <UnstyledButton onClick={() => setPaletteOpen(true)} className="console-search-button">
             <Group gap="xs" justify="space-between" wrap="nowrap">
               <Text size="sm" c="dimmed">
                 Search devices, pages, tools…
@@ -136,7 +132,7 @@ export function Shell() {
             <ThemeSwitch />
             <Menu position="bottom-end" withinPortal>
               <Menu.Target>
-                <UnstyledButton aria-label="Account menu" data-testid="account-menu">
+                <UnstyledButton data-testid="account-menu">
                   <Text size="sm" fw={600}>
                     {caller.user?.username ?? user?.name ?? 'Account'}
                   </Text>

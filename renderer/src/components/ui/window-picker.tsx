@@ -27,12 +27,14 @@ export function WindowPicker() {
         }}
         data={[
           ...WINDOW_CHOICES.map((c) => ({ value: String(c.hours), label: c.label })),
-          { value: 'custom', label: 'Custom' },
+          ...(window.kind === 'custom' ? [{ value: 'custom', label: 'Custom' }] : []),
         ]}
       />
       <Popover opened={open} onChange={setOpen} position="bottom-end" withArrow trapFocus>
         <Popover.Target>
-          <span />
+          <Button variant="subtle" size="compact-xs" onClick={() => setOpen((o) => !o)}>
+            {window.kind === 'custom' ? 'Custom range…' : 'Range…'}
+          </Button>
         </Popover.Target>
         <Popover.Dropdown>
           <Stack gap="xs">

@@ -42,7 +42,11 @@ export function Page() {
   return (
     <>
       <PageHeader title="Terminal" subtitle="a shell on the appliance, as its service user">
-        <Badge color={COLORS[status]} data-testid="terminal-status">
+        <Badge
+          color={COLORS[status]}
+          variant={dark ? 'light' : 'outline'}
+          data-testid="terminal-status"
+        >
           {status}
         </Badge>
         {detail && status !== 'open' ? (
