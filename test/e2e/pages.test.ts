@@ -192,6 +192,12 @@ describe.runIf(enabled)('every console page', { timeout: 180_000 }, () => {
         );
       results.push({ page: p.name, axe: serious });
       expect(await w.page.evaluate(() => (globalThis as any).__xssRuns), `${p.name}: __x`).toBe(0);
+      // The injected markup must not exist as elements at all (the CSP would also stop its
+      // handlers; this catches markup rendering even where the CSP saves the day).
+      const injected = await w.page.evaluate(
+        () => (globalThis as any).document.querySelectorAll('img[src="x"], svg[onload]').length,
+      );
+      expect(injected, `${p.name}: device text rendered as markup`).toBe(0);
       if (p.name === 'palette') await w.page.keyboard.press('Escape');
     }
     return results;
