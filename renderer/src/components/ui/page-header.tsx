@@ -13,8 +13,11 @@ export function PageHeader({
 }) {
   return (
     <Group justify="space-between" align="center" mb="sm" wrap="nowrap" gap="md">
-      <Group gap="sm" align="baseline" wrap="nowrap" style={{ minWidth: 0 }}>
-        <Title order={1} style={{ whiteSpace: 'nowrap' }}>
+      <Group gap="sm" align="baseline" wrap="nowrap" style={{ minWidth: 0, flex: '1 1 auto' }}>
+        <Title
+          order={1}
+          style={{ whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis', minWidth: 0 }}
+        >
           {title}
         </Title>
         {subtitle ? (
@@ -24,7 +27,7 @@ export function PageHeader({
         ) : null}
       </Group>
       {children ? (
-        <Group gap="xs" wrap="nowrap">
+        <Group gap="xs" wrap="nowrap" style={{ flexShrink: 0 }}>
           {children}
         </Group>
       ) : null}

@@ -3,7 +3,7 @@
  * ports and OIDs over the chosen window; its trackers; its SNMP walk. Charts refresh every 30 s
  * in place (the previous data stays on screen while the next arrives).
  */
-import { Badge, Button, Group, Stack, Tabs, Text } from '@mantine/core';
+import { Button, Group, Stack, Tabs, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
@@ -60,14 +60,10 @@ export function Page() {
         subtitle={
           <span>
             <span className="console-mono">{d.ip_address}</span> · {d.profile}
+            {d.tags.length ? ` · ${d.tags.map((t) => t.name).join(', ')}` : ''}
           </span>
         }
       >
-        {d.tags.map((t) => (
-          <Badge key={t.slug} variant="outline" color="gray">
-            {t.name}
-          </Badge>
-        ))}
         <WindowPicker />
         {caller.can('tools') ? (
           <Button
