@@ -93,10 +93,11 @@ function tokenStillValid(): Promise<boolean> {
     } catch {
       // No answer is not proof of a dead token: keep the session.
       return true;
-    } finally {
-      setTimeout(() => (meCheck = null), 0);
     }
-  })();
+  })().finally(() => {
+    // Every 401 that arrived while the check ran shares its answer; later ones check again.
+    meCheck = null;
+  });
   return meCheck;
 }
 

@@ -16,7 +16,12 @@ export function PageHeader({
       <Group gap="sm" align="baseline" wrap="nowrap" style={{ minWidth: 0, flex: '1 1 auto' }}>
         <Title
           order={1}
-          style={{ whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis', minWidth: 0 }}
+          style={{
+            whiteSpace: 'nowrap',
+            overflow: 'hidden',
+            textOverflow: 'ellipsis',
+            minWidth: 0,
+          }}
         >
           {title}
         </Title>
