@@ -6,12 +6,29 @@ import type { QueryClient } from '@tanstack/react-query';
 import { createBrowserRouter, type RouteObject } from 'react-router';
 
 import { RouteError } from '../components/ui/route-error.js';
+import { devicesQuery } from '../lib/devices-api.js';
+import { useSession } from '../lib/session.js';
 import { Shell } from './shell.js';
 
 type PageModule = { Page: React.ComponentType };
 const page = (load: () => Promise<PageModule>) => async () => ({ Component: (await load()).Page });
 
-export function consoleRoutes(): RouteObject[] {
+/**
+ * Starts a page's main query with the navigation, in parallel with its code chunk (the page finds
+ * it in the cache). Never blocks the navigation: the promise is not awaited.
+ */
+function prefetch(
+  queryClient: QueryClient | null,
+  start: (client: QueryClient, url: URL) => Promise<unknown>,
+) {
+  return ({ request }: { request: Request }) => {
+    if (queryClient && useSession.getState().token)
+      void start(queryClient, new URL(request.url)).catch(() => undefined);
+    return null;
+  };
+}
+
+export function consoleRoutes(queryClient: QueryClient | null = null): RouteObject[] {
   return [
     {
       path: '/signin',
@@ -23,7 +40,13 @@ export function consoleRoutes(): RouteObject[] {
       errorElement: <RouteError />,
       children: [
         { index: true, lazy: page(() => import('../features/overview/overview-page.js')) },
-        { path: 'devices', lazy: page(() => import('../features/devices/devices-page.js')) },
+        {
+          path: 'devices',
+          loader: prefetch(queryClient, (client, url) =>
+            client.prefetchQuery(devicesQuery(filterOf(url.searchParams))),
+          ),
+          lazy: page(() => import('../features/devices/devices-page.js')),
+        },
         { path: 'devices/:id', lazy: page(() => import('../features/devices/device-page.js')) },
         {
           path: 'dashboards',
@@ -52,6 +75,16 @@ export function consoleRoutes(): RouteObject[] {
   ];
 }
 
-export function createConsoleRouter(_queryClient: QueryClient) {
-  return createBrowserRouter(consoleRoutes());
+/** The devices page's filter as its URL states it (search, status, tag). */
+function filterOf(params: URLSearchParams) {
+  const status = params.get('status');
+  return {
+    search: params.get('search') || undefined,
+    status: status === 'up' || status === 'down' ? status : undefined,
+    tag: params.get('tag') || undefined,
+  } as const;
+}
+
+export function createConsoleRouter(queryClient: QueryClient) {
+  return createBrowserRouter(consoleRoutes(queryClient));
 }

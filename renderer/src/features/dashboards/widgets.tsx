@@ -93,7 +93,7 @@ function DeviceWidget({ widget, height }: { widget: Widget; height: number }) {
   if (device.isError)
     return (
       <Text size="sm" c="red">
-        {(device.error).message}
+        {device.error.message}
       </Text>
     );
   if (!d) return <RowsSkeleton rows={3} />;

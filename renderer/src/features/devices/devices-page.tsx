@@ -32,7 +32,8 @@ import { keys } from '../../lib/query-keys.js';
 import {
   deleteDevice,
   devicesQuery,
-  pingOf,
+  pingQuery,
+  type PingSummary,
   recrawlDevice,
   tagsQuery,
   type DeviceRow,
@@ -52,6 +53,14 @@ export function Page() {
   const [editing, setEditing] = useState<number | 'new' | null>(null);
   const filter = { search: debounced || undefined, status, tag };
   const devices = useQuery({ ...devicesQuery(filter), placeholderData: (prev) => prev });
+  // Asked after the list: the appliance answers one request at a time per core, and the slower
+  // status query must not hold back the rows.
+  const pings = useQuery({
+    ...pingQuery(filter),
+    placeholderData: (prev) => prev,
+    enabled: devices.isSuccess,
+  });
+  const pingMap = pings.data;
   const tags = useQuery({
     ...tagsQuery,
     enabled: caller.canAny('devices', 'overwatch', 'write_devices'),
@@ -78,14 +87,27 @@ export function Page() {
     onError: (err) => notifications.show({ message: errorText(err), color: 'red' }),
   });
 
+  // mutate functions are stable across renders (the mutation objects are not).
+  const recrawlMutate = recrawl.mutate;
+  const removeMutate = remove.mutate;
   const columns = useMemo<ColumnDef<DeviceRow, unknown>[]>(() => {
+    // undefined: not known yet (the status query is still on its way); null: no probe.
+    const pingOf = (d: DeviceRow): PingSummary | null | undefined =>
+      pingMap === undefined ? undefined : (pingMap.get(d.id) ?? null);
     const cols: ColumnDef<DeviceRow, unknown>[] = [
       {
         id: 'status',
         header: 'Status',
         size: 88,
         accessorFn: (d) => pingOf(d)?.latency ?? null,
-        cell: (c) => <StatusBadge latency={c.getValue() as number | null} />,
+        cell: (c) =>
+          pingMap === undefined ? (
+            <Text size="xs" c="dimmed">
+              …
+            </Text>
+          ) : (
+            <StatusBadge latency={c.getValue() as number | null} />
+          ),
         sortingFn: (a, b) =>
           (pingOf(a.original)?.latency ?? 1e9) - (pingOf(b.original)?.latency ?? 1e9),
       },
@@ -158,13 +180,13 @@ export function Page() {
             </Menu.Target>
             <Menu.Dropdown>
               <Menu.Item onClick={() => setEditing(c.row.original.id)}>Edit</Menu.Item>
-              <Menu.Item onClick={() => recrawl.mutate(c.row.original)}>Recrawl</Menu.Item>
+              <Menu.Item onClick={() => recrawlMutate(c.row.original)}>Recrawl</Menu.Item>
               <Menu.Item
                 color="red"
                 disabled={c.row.original.id === 1}
                 onClick={() => {
                   if (window.confirm(`Delete ${c.row.original.label} and its history?`))
-                    remove.mutate(c.row.original);
+                    removeMutate(c.row.original);
                 }}
               >
                 Delete
@@ -174,10 +196,11 @@ export function Page() {
         ),
       });
     return cols;
-  }, [canWrite, recrawl, remove]);
+  }, [canWrite, recrawlMutate, removeMutate, pingMap]);
 
   const rows = devices.data ?? [];
-  const down = rows.filter((d) => (pingOf(d)?.latency ?? 0) < 0).length;
+  let down = 0;
+  if (pingMap) for (const p of pingMap.values()) if ((p?.latency ?? 0) < 0) down++;
   return (
     <>
       <PageHeader
