@@ -192,7 +192,7 @@ try {
     await page.waitForFunction(
       () => {
         const d =
-          document
+          globalThis.document
             .querySelector('[data-testid="latency-panel"] .recharts-line-curve')
             ?.getAttribute('d') ?? '';
         return d.split('L').length > 500;
