@@ -12,7 +12,8 @@
  *
  * Network safety: the appliance's engines are not started (no pollers), the 20,000 devices are
  * on 127.1.0.0/16, and Chromium resolves nothing outside loopback. Prints one line per figure;
- * writes test/bench/results/console.json.
+ * writes test/bench/results/console.json. Diagnostics: BENCH_PROFILE=1 prints the page's CPU
+ * profile (self time) of the devices load; BENCH_TRACE=1 its resource timings.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -157,6 +158,22 @@ try {
     await page.locator('[data-row-index="0"]').waitFor({ timeout: 30_000 });
     results.firstRows.push(Date.now() - t0);
     results.listAnswer.push(tList);
+    if (process.env.BENCH_TRACE)
+      console.log(
+        JSON.stringify(
+          await page.evaluate(() => ({
+            now: Math.round(performance.now()),
+            res: performance
+              .getEntriesByType('resource')
+              .filter((e) => /api|assets/.test(e.name))
+              .map((e) => [
+                e.name.replace(/^https:\/\/[^/]+/, '').slice(0, 60),
+                Math.round(e.startTime),
+                Math.round(e.responseEnd),
+              ]),
+          })),
+        ),
+      );
     if (process.env.BENCH_PROFILE) {
       const { profile } = await cdp.send('Profiler.stop');
       const self = new Map();
