@@ -105,8 +105,8 @@ describe.runIf(enabled)('every console page', { timeout: 180_000 }, () => {
       extraConfig: [
         `sysDescr ${SVG}`,
         `sysLocation ${IMG}`,
-        // ifAlias of interface 1 (lo)
-        `override .1.3.6.1.2.1.31.1.1.1.18.1 octet_str "${SVG.replace(/"/g, '\\\\"')}"`,
+        // ifAlias of interface 1 (lo): one token without spaces or quotes for snmpd's parser
+        'override .1.3.6.1.2.1.31.1.1.1.18.1 octet_str <svg/onload=window.__x=1>',
       ],
     });
     a = await startConsoleAppliance();
@@ -138,6 +138,10 @@ describe.runIf(enabled)('every console page', { timeout: 180_000 }, () => {
     const walk = await a.api('GET', `/api/getLastWalk/${deviceId}`, undefined, token);
     const text = JSON.stringify(walk.body);
     expect(text, 'the walk carries the injected sysName').toContain('onerror=window.__x=1');
+    const ifaces = await a.api('GET', `/api/device/${deviceId}/interfaces`, undefined, token);
+    expect(JSON.stringify(ifaces.body), 'an interface carries the injected ifAlias').toContain(
+      '<svg/onload=window.__x=1>',
+    );
     await a.api(
       'POST',
       '/api/saveUrl',
@@ -195,7 +199,9 @@ describe.runIf(enabled)('every console page', { timeout: 180_000 }, () => {
       // The injected markup must not exist as elements at all (the CSP would also stop its
       // handlers; this catches markup rendering even where the CSP saves the day).
       const injected = await w.page.evaluate(
-        () => (globalThis as any).document.querySelectorAll('img[src="x"], svg[onload]').length,
+        () =>
+          (globalThis as any).document.querySelectorAll('img[src="x"], svg[onload], img[onerror]')
+            .length,
       );
       expect(injected, `${p.name}: device text rendered as markup`).toBe(0);
       if (p.name === 'palette') await w.page.keyboard.press('Escape');

@@ -105,7 +105,7 @@ export function CommandPalette({ opened, onClose }: { opened: boolean; onClose: 
             >
               <Group justify="space-between" wrap="nowrap" px="xs" py={4}>
                 <Group gap="xs" wrap="nowrap">
-                  <Badge color={KIND_COLORS[item.kind]} variant="filled" w={58}>
+                  <Badge color={KIND_COLORS[item.kind]} variant="filled" w={64} tt="none">
                     {item.kind}
                   </Badge>
                   <Text size="sm">{item.label}</Text>

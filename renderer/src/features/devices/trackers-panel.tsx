@@ -18,7 +18,7 @@ import {
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 
 import { errorText } from '../../components/ui/feedback.js';
 import { api } from '../../lib/api-client.js';
@@ -86,6 +86,9 @@ function LatencyTrackerSection({ deviceId, label }: { deviceId: number; label: s
   const [interval, setInterval] = useState<number | string>(60);
   const [timeout, setTimeoutMs] = useState<number | string>(60);
   const t = tracker.data;
+  useEffect(() => {
+    if (t) setInterval(t.interval);
+  }, [t]);
   return (
     <Section title="Latency (ICMP)">
       {t ? (
