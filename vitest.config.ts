@@ -7,8 +7,10 @@ export default defineConfig({
       'test/**/*.test.ts',
       'main/**/*.test.ts',
       'electron/**/*.test.ts',
+      // Console component tests: each file opts into a DOM (// @vitest-environment happy-dom).
+      'renderer/src/**/*.test.{ts,tsx}',
     ],
-    exclude: ['**/node_modules/**', '**/dist/**', 'test/e2e/**'],
+    exclude: ['**/node_modules/**', '**/dist/**'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -19,6 +19,7 @@ import { EngineRegistry } from './platform/engines/engine-registry.js';
 import { HttpMetrics, MetricsRegistry, processCollector } from './platform/metrics/metrics.js';
 import { metricsRoutes } from './platform/metrics/metrics.routes.js';
 import { CollectorPorts } from './platform/net/collector-ports.js';
+import { consoleRoutes } from './platform/http/console.js';
 import { createHttpServer, type App } from './platform/http/http-server.js';
 import { openapiRoutes } from './platform/http/openapi.routes.js';
 import { createLogger } from './platform/logging/logger.js';
@@ -135,6 +136,8 @@ export async function buildApp(
   await auditRoutes(app, { db });
   await metricsRoutes(app, { metrics: ctx.metrics });
   await features.register(app);
+  if (!(await consoleRoutes(app)))
+    log.warn('no web console build found (npm run build): / explains, the API is unaffected');
   await app.ready();
 
   const registry = new EngineRegistry(

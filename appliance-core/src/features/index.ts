@@ -21,6 +21,7 @@ import {
 } from './devices/index.js';
 import { DiscoveryEngine, localnetsRoutes } from './discovery/index.js';
 import { oauthFeatureRoutes } from './oauth/index.js';
+import { nodePtySpawn, terminalRoutes } from './terminal/index.js';
 import { TokenService, tokensRoutes } from './tokens/index.js';
 import { ToolsEngine, ToolsService, toolsRoutes } from './tools/index.js';
 import {
@@ -149,6 +150,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await dashboardsRoutes(app, ctx, { devices, widgets });
       await trackersRoutes(app, ctx, { trackers, devices });
       await urlMonitorsRoutes(app, ctx, { engine: urlMonitors });
+      await terminalRoutes(app, ctx, { resolver, spawn: nodePtySpawn() });
     },
   };
 }

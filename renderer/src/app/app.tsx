@@ -1,7 +1,35 @@
+/** Providers: theme (light/dark, with the page's CSP nonce), query client, notifications, router. */
+import '@mantine/core/styles.layer.css';
+import '@mantine/notifications/styles.layer.css';
+import './console.css';
+
+import { localStorageColorSchemeManager, MantineProvider } from '@mantine/core';
+import { Notifications } from '@mantine/notifications';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { useState } from 'react';
+import { RouterProvider } from 'react-router';
+
+import { cspNonce } from '../lib/csp-nonce.js';
+import { createQueryClient } from '../lib/query-client.js';
+import { createConsoleRouter } from './router.js';
+import { theme } from './theme.js';
+
+const colorSchemeManager = localStorageColorSchemeManager({ key: 'console.color-scheme' });
+
 export function App() {
+  const [queryClient] = useState(createQueryClient);
+  const [router] = useState(() => createConsoleRouter(queryClient));
   return (
-    <main>
-      <h1>Appliance console</h1>
-    </main>
+    <MantineProvider
+      theme={theme}
+      defaultColorScheme="dark"
+      colorSchemeManager={colorSchemeManager}
+      getStyleNonce={() => cspNonce() ?? ''}
+    >
+      <Notifications position="bottom-right" limit={4} />
+      <QueryClientProvider client={queryClient}>
+        <RouterProvider router={router} />
+      </QueryClientProvider>
+    </MantineProvider>
   );
 }

@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       loginTokenTtlHours: 12,
       trustedProxies: [],
+      terminal: 'on',
     });
   });
 

@@ -29,6 +29,7 @@ export const ConfigSchema = Type.Object({
   trustedProxies: Type.Array(Type.String({ minLength: 1 })),
   speedtestUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   geoipUrl: Type.Optional(Type.String({ pattern: '^(off|https?://[^\\s]*\\{ip\\}[^\\s]*)$' })),
+  terminal: Type.Union([Type.Literal('on'), Type.Literal('off')]),
   whoisServer: Type.Optional(
     Type.String({
       pattern: '^[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]{1,5})?$|^\\[[0-9A-Fa-f:]+\\](:[0-9]{1,5})?$',
@@ -146,6 +147,14 @@ export const SETTINGS: readonly Setting[] = [
     flag: '--whois-server',
     kind: 'string',
     help: 'whois server as host or host:port; whois picks the registry when unset',
+  },
+  {
+    key: 'terminal',
+    env: 'APPLIANCE_TERMINAL',
+    flag: '--terminal',
+    kind: 'string',
+    default: 'on',
+    help: 'The console terminal (a shell on the appliance for sa users): on or off',
   },
 ];
 

@@ -1,0 +1,67 @@
+/** The console's pages: the navigation, the command palette and the `g <key>` shortcuts share it. */
+import type { Permission } from '../lib/caller.js';
+
+export interface PageEntry {
+  path: string;
+  label: string;
+  group: 'Monitor' | 'Tools' | 'Inventory' | 'Administration';
+  /** Shown when the caller holds any of these (none = everyone). */
+  anyOf?: Permission[];
+  /** `g <key>` jumps here. */
+  key?: string;
+  icon: string;
+}
+
+export const PAGES: PageEntry[] = [
+  { path: '/', label: 'Overview', group: 'Monitor', key: 'o', icon: '◉' },
+  {
+    path: '/devices',
+    label: 'Devices',
+    group: 'Monitor',
+    anyOf: ['devices', 'overwatch'],
+    key: 'd',
+    icon: '▤',
+  },
+  { path: '/dashboards', label: 'Dashboards', group: 'Monitor', key: 'b', icon: '▦' },
+  {
+    path: '/urls',
+    label: 'URL monitoring',
+    group: 'Monitor',
+    anyOf: ['urls'],
+    key: 'u',
+    icon: '⌁',
+  },
+  { path: '/tools', label: 'Tools', group: 'Tools', anyOf: ['tools'], key: 't', icon: '⚒' },
+  { path: '/terminal', label: 'Terminal', group: 'Tools', anyOf: ['sa'], key: 's', icon: '›_' },
+  {
+    path: '/pending',
+    label: 'Pending devices',
+    group: 'Inventory',
+    anyOf: ['write_devices'],
+    key: 'p',
+    icon: '⊕',
+  },
+  {
+    path: '/credentials',
+    label: 'Discovery credentials',
+    group: 'Inventory',
+    anyOf: ['write_devices'],
+    icon: '⚷',
+  },
+  {
+    path: '/localnets',
+    label: 'Local networks',
+    group: 'Inventory',
+    anyOf: ['write_devices'],
+    icon: '#',
+  },
+  { path: '/users', label: 'Users', group: 'Administration', key: 'a', icon: '☺' },
+  { path: '/tokens', label: 'Access tokens', group: 'Administration', anyOf: ['api'], icon: '✦' },
+  {
+    path: '/oauth-clients',
+    label: 'OAuth clients',
+    group: 'Administration',
+    anyOf: ['system'],
+    icon: '⇄',
+  },
+];

@@ -1,0 +1,90 @@
+/**
+ * The router: one lazy chunk per page, so `/` loads only the shell and the overview. Pages live
+ * in features/<area>/ and export `Page`.
+ */
+import type { QueryClient } from '@tanstack/react-query';
+import { createBrowserRouter, type RouteObject } from 'react-router';
+
+import { RouteError } from '../components/ui/route-error.js';
+import { devicesQuery } from '../lib/devices-api.js';
+import { useSession } from '../lib/session.js';
+import { Shell } from './shell.js';
+
+type PageModule = { Page: React.ComponentType };
+const page = (load: () => Promise<PageModule>) => async () => ({ Component: (await load()).Page });
+
+/**
+ * Starts a page's main query with the navigation, in parallel with its code chunk (the page finds
+ * it in the cache). Never blocks the navigation: the promise is not awaited.
+ */
+function prefetch(
+  queryClient: QueryClient | null,
+  start: (client: QueryClient, url: URL) => Promise<unknown>,
+) {
+  return ({ request }: { request: Request }) => {
+    if (queryClient && useSession.getState().token)
+      void start(queryClient, new URL(request.url)).catch(() => undefined);
+    return null;
+  };
+}
+
+export function consoleRoutes(queryClient: QueryClient | null = null): RouteObject[] {
+  return [
+    {
+      path: '/signin',
+      lazy: page(() => import('../features/signin/signin-page.js')),
+    },
+    {
+      path: '/',
+      element: <Shell />,
+      errorElement: <RouteError />,
+      children: [
+        { index: true, lazy: page(() => import('../features/overview/overview-page.js')) },
+        {
+          path: 'devices',
+          loader: prefetch(queryClient, (client, url) =>
+            client.prefetchQuery(devicesQuery(filterOf(url.searchParams))),
+          ),
+          lazy: page(() => import('../features/devices/devices-page.js')),
+        },
+        { path: 'devices/:id', lazy: page(() => import('../features/devices/device-page.js')) },
+        {
+          path: 'dashboards',
+          lazy: page(() => import('../features/dashboards/dashboards-page.js')),
+        },
+        {
+          path: 'dashboards/:name',
+          lazy: page(() => import('../features/dashboards/dashboards-page.js')),
+        },
+        { path: 'urls', lazy: page(() => import('../features/urls/urls-page.js')) },
+        { path: 'tools', lazy: page(() => import('../features/tools/tools-page.js')) },
+        { path: 'tools/:tool', lazy: page(() => import('../features/tools/tools-page.js')) },
+        { path: 'terminal', lazy: page(() => import('../features/terminal/terminal-page.js')) },
+        { path: 'pending', lazy: page(() => import('../features/pending/pending-page.js')) },
+        {
+          path: 'credentials',
+          lazy: page(() => import('../features/pending/credentials-page.js')),
+        },
+        { path: 'localnets', lazy: page(() => import('../features/pending/localnets-page.js')) },
+        { path: 'users', lazy: page(() => import('../features/users/users-page.js')) },
+        { path: 'tokens', lazy: page(() => import('../features/tokens/tokens-page.js')) },
+        { path: 'oauth-clients', lazy: page(() => import('../features/oauth/oauth-page.js')) },
+        { path: '*', lazy: page(() => import('../components/ui/not-found-page.js')) },
+      ],
+    },
+  ];
+}
+
+/** The devices page's filter as its URL states it (search, status, tag). */
+function filterOf(params: URLSearchParams) {
+  const status = params.get('status');
+  return {
+    search: params.get('search') || undefined,
+    status: status === 'up' || status === 'down' ? status : undefined,
+    tag: params.get('tag') || undefined,
+  } as const;
+}
+
+export function createConsoleRouter(queryClient: QueryClient) {
+  return createBrowserRouter(consoleRoutes(queryClient));
+}

@@ -1,0 +1,132 @@
+import {
+  Alert,
+  Button,
+  Center,
+  Paper,
+  PasswordInput,
+  PinInput,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useState, type FormEvent } from 'react';
+import { useNavigate, useSearchParams } from 'react-router';
+
+import { errorText } from '../../components/ui/feedback.js';
+import { useSession } from '../../lib/session.js';
+import { signIn } from './signin-api.js';
+
+function safeNext(next: string | null): string {
+  // Only paths of this console: never an absolute or protocol-relative URL.
+  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
+}
+
+export function Page() {
+  const [params] = useSearchParams();
+  const expiredAt = useSession((s) => s.expiredAt);
+  const navigate = useNavigate();
+  const [login, setLogin] = useState('');
+  const [password, setPassword] = useState('');
+  const [totp, setTotp] = useState('');
+  const [step, setStep] = useState<'password' | 'totp'>('password');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const next = safeNext(params.get('next') ?? expiredAt);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const result = await signIn(login, password, step === 'totp' ? totp : undefined);
+      if (result.kind === 'totp-required') {
+        setStep('totp');
+        return;
+      }
+      useSession.getState().signIn(result.token, result.user);
+      void navigate(next, { replace: true });
+    } catch (err) {
+      setError(errorText(err));
+      if (step === 'totp') setTotp('');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Center mih="100vh" p="md">
+      <Paper withBorder p="lg" w={340} component="main">
+        <form onSubmit={(e) => void submit(e)} aria-label="Sign in">
+          <Stack gap="sm">
+            <Title order={1}>Sign in</Title>
+            <Text size="sm" c="dimmed">
+              Network monitoring appliance
+            </Text>
+            {expiredAt && !error ? (
+              <Alert color="yellow" variant="light" data-testid="session-ended">
+                Your session has ended. Sign in to return to the page you were on.
+              </Alert>
+            ) : null}
+            {error ? (
+              <Alert color="red" variant="light" role="alert" data-testid="signin-error">
+                {error}
+              </Alert>
+            ) : null}
+            {step === 'password' ? (
+              <>
+                <TextInput
+                  label="Username or email"
+                  name="username"
+                  autoComplete="username"
+                  required
+                  autoFocus
+                  value={login}
+                  onChange={(e) => setLogin(e.currentTarget.value)}
+                />
+                <PasswordInput
+                  label="Password"
+                  name="password"
+                  autoComplete="current-password"
+                  required
+                  value={password}
+                  onChange={(e) => setPassword(e.currentTarget.value)}
+                />
+              </>
+            ) : (
+              <Stack gap={4}>
+                <Text size="sm" id="totp-label">
+                  Enter the 6-digit code from your authenticator app.
+                </Text>
+                <PinInput
+                  length={6}
+                  type="number"
+                  oneTimeCode
+                  autoFocus
+                  value={totp}
+                  onChange={setTotp}
+                  aria-label="Authentication code"
+                  data-testid="totp"
+                />
+              </Stack>
+            )}
+            <Button type="submit" loading={busy} fullWidth size="sm">
+              {step === 'password' ? 'Sign in' : 'Verify'}
+            </Button>
+            {step === 'totp' ? (
+              <Button
+                variant="subtle"
+                onClick={() => {
+                  setStep('password');
+                  setTotp('');
+                }}
+              >
+                Back
+              </Button>
+            ) : null}
+          </Stack>
+        </form>
+      </Paper>
+    </Center>
+  );
+}
