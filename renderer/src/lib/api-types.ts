@@ -409,6 +409,136 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The audit log, newest first
+     * @description Who did what, when, from which address, to what, and the outcome. Written by sign-in, sign-out and every identity change (users, permissions, tokens, OAuth clients), in the same transaction as the change. Never holds a secret.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description An action (`user.update`) or an area (`user` matches every `user.*`) */
+          action?: string;
+          /** @description Rows at or before this date-time */
+          endTime?: string;
+          limit?: number;
+          outcome?: 'success' | 'failure';
+          page?: number;
+          /** @description Rows at or after this date-time (UTC unless it has an offset) */
+          startTime?: string;
+          /** @description Rows whose actor is this user */
+          user_id?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              current_page: number;
+              data: {
+                action: string;
+                /** @description Username at the time, 'anonymous' or 'system' */
+                actor: string;
+                /** @description ISO 8601, UTC */
+                at: string;
+                detail: {
+                  [key: string]: unknown;
+                } | null;
+                id: number;
+                outcome: 'success' | 'failure';
+                source_ip: string | null;
+                target: {
+                  id: string | null;
+                  label: string | null;
+                  type: string;
+                } | null;
+                token_id: number | null;
+                /** @description null: anonymous or system */
+                user_id: number | null;
+              }[];
+              per_page: number;
+              total: number;
+            };
+          };
+        };
+        /** @description Default Response */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json':
+              | {
+                  errors: {
+                    [key: string]: string[];
+                  };
+                }
+              | {
+                  error: string;
+                };
+          };
+        };
+        /** @description HTTP 200 failure of the legacy family */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              hasError: true;
+              message: string;
+              /** @enum {boolean} */
+              status: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: string;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/confirmMfa': {
     parameters: {
       query?: never;
@@ -1117,16 +1247,85 @@ export interface paths {
             'application/json': {
               device: {
                 agent_uuid: string | null;
-                alerts: unknown[];
+                /** @description alerts of the device’s trackers */
+                alerts: {
+                  active: boolean;
+                  fired_count: number;
+                  id: number;
+                  last_fired_at: number | null;
+                  last_state: number | null;
+                  /** @description `linkstate` (interfaces) */
+                  type: string;
+                }[];
                 /** @description disk trackers with `logs` in the window */
-                disks: unknown[];
+                disks: {
+                  alerts: {
+                    active: boolean;
+                    fired_count: number;
+                    id: number;
+                    last_fired_at: number | null;
+                    last_state: number | null;
+                    /** @description `linkstate` (interfaces) */
+                    type: string;
+                  }[];
+                  available: number | null;
+                  device_id: number;
+                  enable_logging: boolean;
+                  freespace_oid: string;
+                  id: number;
+                  /** @description hrStorageIndex */
+                  index: number;
+                  /** @description seconds */
+                  interval: number;
+                  logs: {
+                    /** @description bytes */
+                    available: number;
+                    /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                    timestamp: string;
+                    /** @description bytes */
+                    total: number;
+                  }[];
+                  name: string;
+                  total: number | null;
+                }[];
                 enable_agent: boolean;
                 enable_netflow: boolean;
                 enable_port_monitor: boolean;
                 enable_snmp: boolean;
                 id: number;
                 /** @description interface trackers with `logs` in the window */
-                interfaces: unknown[];
+                interfaces: {
+                  admin_status: number | null;
+                  alerts: {
+                    active: boolean;
+                    fired_count: number;
+                    id: number;
+                    last_fired_at: number | null;
+                    last_state: number | null;
+                    /** @description `linkstate` (interfaces) */
+                    type: string;
+                  }[];
+                  description: string;
+                  device_id: number;
+                  enable_logging: boolean;
+                  id: number;
+                  /** @description ifIndex */
+                  interface: number;
+                  /** @description seconds */
+                  interval: number;
+                  logs: {
+                    in_bps: number;
+                    oper_status?: number | null;
+                    out_bps: number;
+                    /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                    timestamp: string;
+                  }[];
+                  mac: string | null;
+                  name: string;
+                  oper_status: number | null;
+                  speed: number | null;
+                  type: number | null;
+                }[];
                 ip_address: string;
                 label: string;
                 netflow: {
@@ -1135,11 +1334,64 @@ export interface paths {
                   top_partners: unknown[];
                 };
                 /** @description OID trackers with their readings in the window */
-                oids: unknown[];
+                oids: {
+                  alerts: {
+                    active: boolean;
+                    fired_count: number;
+                    id: number;
+                    last_fired_at: number | null;
+                    last_state: number | null;
+                    /** @description `linkstate` (interfaces) */
+                    type: string;
+                  }[];
+                  datatype: 'S' | 'I';
+                  device_id: number;
+                  enable_logging: boolean;
+                  id: number;
+                  /** @description seconds */
+                  interval: number;
+                  label: string;
+                  last_polled_at: string | null;
+                  logs: {
+                    /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                    timestamp: string;
+                    value: string | null;
+                  }[];
+                  oid: string;
+                  value: string | null;
+                }[];
                 /** @description latency readings in the window */
-                ping: unknown[];
+                ping: {
+                  icmping_id: number;
+                  /** @description ms; -1 when no probe was answered */
+                  latency: number;
+                  /** @description % */
+                  loss: number;
+                  /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                  timestamp: string;
+                }[];
                 /** @description port trackers with their readings in the window */
-                ports: unknown[];
+                ports: {
+                  device_id: number;
+                  enable_logging: boolean;
+                  id: number;
+                  /** @description seconds */
+                  interval: number;
+                  label: string;
+                  last_polled_at: string | null;
+                  latency: number | null;
+                  logs: {
+                    /** @description ms; -1: closed, filtered or unreachable */
+                    latency: number;
+                    port_id: number;
+                    /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                    timestamp: string;
+                  }[];
+                  /** @description alias of label */
+                  name: string;
+                  port: number;
+                  state: string | null;
+                }[];
                 profile: string;
                 snmpconfig: {
                   authpass: {
@@ -1948,7 +2200,26 @@ export interface paths {
           };
           content: {
             'application/json': {
-              [key: string]: unknown;
+              alerts: {
+                active: boolean;
+                fired_count: number;
+                id: number;
+                last_fired_at: number | null;
+                last_state: number | null;
+                /** @description `linkstate` (interfaces) */
+                type: string;
+              }[];
+              available: number | null;
+              device_id: number;
+              enable_logging: boolean;
+              freespace_oid: string;
+              id: number;
+              /** @description hrStorageIndex */
+              index: number;
+              /** @description seconds */
+              interval: number;
+              name: string;
+              total: number | null;
             }[];
           };
         };
@@ -2053,7 +2324,36 @@ export interface paths {
           };
           content: {
             'application/json': {
-              [key: string]: unknown;
+              admin_status: number | null;
+              alerts: {
+                active: boolean;
+                fired_count: number;
+                id: number;
+                last_fired_at: number | null;
+                last_state: number | null;
+                /** @description `linkstate` (interfaces) */
+                type: string;
+              }[];
+              connected: {
+                dev_id: number | null;
+                iface: string | null;
+                ip: string | null;
+                label: string | null;
+                mac: string | null;
+              }[];
+              description: string;
+              device_id: number;
+              enable_logging: boolean;
+              id: number;
+              /** @description ifIndex */
+              interface: number;
+              /** @description seconds */
+              interval: number;
+              mac: string | null;
+              name: string;
+              oper_status: number | null;
+              speed: number | null;
+              type: number | null;
             }[];
           };
         };
@@ -2154,7 +2454,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description interface id -> neighbours (interfaces without neighbours omitted) */
         200: {
           headers: {
             [name: string]: unknown;
@@ -2162,7 +2462,11 @@ export interface paths {
           content: {
             'application/json': {
               [key: string]: {
-                [key: string]: unknown;
+                dev_id: number | null;
+                iface: string | null;
+                ip: string | null;
+                label: string | null;
+                mac: string | null;
               }[];
             };
           };
@@ -2268,7 +2572,29 @@ export interface paths {
           };
           content: {
             'application/json': {
-              [key: string]: unknown;
+              alerts: {
+                active: boolean;
+                fired_count: number;
+                id: number;
+                last_fired_at: number | null;
+                last_state: number | null;
+                /** @description `linkstate` (interfaces) */
+                type: string;
+              }[];
+              dev_id: number;
+              dev_label: string;
+              icmping_id: number;
+              id: number;
+              /** @description seconds */
+              interval: number;
+              label: string;
+              last_polled_at: string | null;
+              latency: number | null;
+              loss: number | null;
+              /** @description loss % at which a reading counts as down */
+              lossout: number;
+              /** @description milliseconds */
+              timeout: number;
             };
           };
         };
@@ -2373,7 +2699,27 @@ export interface paths {
           };
           content: {
             'application/json': {
-              [key: string]: unknown;
+              alerts: {
+                active: boolean;
+                fired_count: number;
+                id: number;
+                last_fired_at: number | null;
+                last_state: number | null;
+                /** @description `linkstate` (interfaces) */
+                type: string;
+              }[];
+              device_id: number;
+              enable_logging: boolean;
+              id: number;
+              /** @description seconds */
+              interval: number;
+              label: string;
+              last_polled_at: string | null;
+              latency: number | null;
+              /** @description alias of label */
+              name: string;
+              port: number;
+              state: string | null;
             }[];
           };
         };
@@ -2805,24 +3151,97 @@ export interface paths {
               devices: {
                 agent_uuid: string | null;
                 /** @description present when requested with the query flag of the same name */
-                alerts?: unknown[];
+                alerts?: {
+                  active: boolean;
+                  fired_count: number;
+                  id: number;
+                  last_fired_at: number | null;
+                  last_state: number | null;
+                  /** @description `linkstate` (interfaces) */
+                  type: string;
+                }[];
                 /** @description present when requested with the query flag of the same name: disk trackers */
-                disks?: unknown[];
+                disks?: {
+                  available: number | null;
+                  device_id: number;
+                  enable_logging: boolean;
+                  freespace_oid: string;
+                  id: number;
+                  /** @description hrStorageIndex */
+                  index: number;
+                  /** @description seconds */
+                  interval: number;
+                  name: string;
+                  total: number | null;
+                }[];
                 enable_agent: boolean;
                 enable_netflow: boolean;
                 enable_port_monitor: boolean;
                 enable_snmp: boolean;
                 id: number;
                 /** @description present when requested with the query flag of the same name: interface trackers */
-                interfaces?: unknown[];
+                interfaces?: {
+                  admin_status: number | null;
+                  description: string;
+                  device_id: number;
+                  enable_logging: boolean;
+                  id: number;
+                  /** @description ifIndex */
+                  interface: number;
+                  /** @description seconds */
+                  interval: number;
+                  mac: string | null;
+                  name: string;
+                  oper_status: number | null;
+                  speed: number | null;
+                  type: number | null;
+                }[];
                 ip_address: string;
                 label: string;
                 /** @description present when requested with the query flag of the same name */
-                oids?: unknown[];
+                oids?: {
+                  datatype: 'S' | 'I';
+                  device_id: number;
+                  enable_logging: boolean;
+                  id: number;
+                  /** @description seconds */
+                  interval: number;
+                  label: string;
+                  last_polled_at: string | null;
+                  oid: string;
+                  value: string | null;
+                }[];
                 /** @description present when requested with the query flag of the same name: the latency tracker or null */
-                ping?: unknown;
+                ping?: {
+                  dev_id: number;
+                  icmping_id: number;
+                  id: number;
+                  /** @description seconds */
+                  interval: number;
+                  label: string;
+                  last_polled_at: string | null;
+                  latency: number | null;
+                  loss: number | null;
+                  /** @description loss % at which a reading counts as down */
+                  lossout: number;
+                  /** @description milliseconds */
+                  timeout: number;
+                } | null;
                 /** @description present when requested with the query flag of the same name */
-                ports?: unknown[];
+                ports?: {
+                  device_id: number;
+                  enable_logging: boolean;
+                  id: number;
+                  /** @description seconds */
+                  interval: number;
+                  label: string;
+                  last_polled_at: string | null;
+                  latency: number | null;
+                  /** @description alias of label */
+                  name: string;
+                  port: number;
+                  state: string | null;
+                }[];
                 profile: string;
                 tags: {
                   name: string;
@@ -3067,7 +3486,10 @@ export interface paths {
           };
           content: {
             'application/json': {
-              [key: string]: unknown;
+              dev_id: number;
+              dev_label: string;
+              id: number;
+              name: string;
             }[];
           };
         };
@@ -3258,7 +3680,37 @@ export interface paths {
           };
           content: {
             'application/json': {
-              [key: string]: unknown;
+              alerts: {
+                active: boolean;
+                fired_count: number;
+                id: number;
+                last_fired_at: number | null;
+                last_state: number | null;
+                /** @description `linkstate` (interfaces) */
+                type: string;
+              }[];
+              available: number | null;
+              dev_ip: string;
+              dev_label: string;
+              dev_profile: string;
+              device_id: number;
+              enable_logging: boolean;
+              freespace_oid: string;
+              id: number;
+              /** @description hrStorageIndex */
+              index: number;
+              /** @description seconds */
+              interval: number;
+              logs: {
+                /** @description bytes */
+                available: number;
+                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                timestamp: string;
+                /** @description bytes */
+                total: number;
+              }[];
+              name: string;
+              total: number | null;
             };
           };
         };
@@ -3487,14 +3939,21 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              data?: {
-                [key: string]: unknown;
-              };
-              hasError: boolean;
-              message?: unknown;
-              status: number;
-            };
+            'application/json':
+              | {
+                  data?: {
+                    allTimeGrowthKB: number;
+                    estimatedFillTime: string | null;
+                    oneDayGrowthKB: number;
+                    oneMonthGrowthKB: number;
+                    oneWeekGrowthKB: number;
+                  };
+                  hasError: boolean;
+                  message?: string;
+                  /** @description 204 without an id, 200, or 500 on error */
+                  status: number;
+                }
+              | components['schemas']['def-0'];
           };
         };
         /** @description HTTP 200 failure of the legacy family */
@@ -3894,7 +4353,18 @@ export interface paths {
                   hasError: false;
                   message: {
                     data: {
-                      [key: string]: unknown;
+                      /** @description null while no alert trigger is attached */
+                      alerts: null;
+                      id: number;
+                      /** @description seconds */
+                      interval: number;
+                      latency: number | null;
+                      message: string | null;
+                      pattern: string;
+                      ssldate: string | null;
+                      status: number | null;
+                      timestamp: number | null;
+                      url: string;
                     }[];
                   };
                   /** @enum {number} */
@@ -4519,10 +4989,22 @@ export interface paths {
           content: {
             'application/json':
               | {
-                  hasError: boolean;
+                  /** @enum {boolean} */
+                  hasError: false;
                   message: {
-                    [key: string]: unknown;
+                    dev_ip?: string;
+                    dev_label?: string;
+                    logs?: {
+                      icmping_id: number;
+                      /** @description ms; -1 when no probe was answered */
+                      latency: number;
+                      /** @description % */
+                      loss: number;
+                      /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                      timestamp: string;
+                    }[];
                   };
+                  /** @description 200, or 204 with an empty message when there is no probe */
                   status: number;
                 }
               | components['schemas']['def-0'];
@@ -5413,10 +5895,20 @@ export interface paths {
           content: {
             'application/json':
               | {
-                  hasError: boolean;
+                  /** @enum {boolean} */
+                  hasError: false;
                   message: {
-                    [key: string]: unknown;
+                    dev_label?: string;
+                    logs?: {
+                      /** @description ms; -1: closed, filtered or unreachable */
+                      latency: number;
+                      port_id: number;
+                      /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                      timestamp: string;
+                    }[];
+                    port?: number;
                   };
+                  /** @description 200, or 204 with an empty message when there is no probe */
                   status: number;
                 }
               | components['schemas']['def-0'];
@@ -5583,7 +6075,18 @@ export interface paths {
             'application/json':
               | {
                   data: {
-                    [key: string]: unknown;
+                    /** @description null while no alert trigger is attached */
+                    alerts: null;
+                    id: number;
+                    /** @description seconds */
+                    interval: number;
+                    latency: number | null;
+                    message: string | null;
+                    pattern: string;
+                    ssldate: string | null;
+                    status: number | null;
+                    timestamp: number | null;
+                    url: string;
                   }[];
                   /** @enum {number} */
                   status: 201;
@@ -6017,7 +6520,12 @@ export interface paths {
           };
           content: {
             'application/json': {
-              [key: string]: unknown;
+              description: string;
+              dev_id: number;
+              dev_label: string;
+              id: number;
+              interface: number;
+              name: string;
             }[];
           };
         };
@@ -6219,7 +6727,46 @@ export interface paths {
           };
           content: {
             'application/json': {
-              [key: string]: unknown;
+              admin_status: number | null;
+              alerts: {
+                active: boolean;
+                fired_count: number;
+                id: number;
+                last_fired_at: number | null;
+                last_state: number | null;
+                /** @description `linkstate` (interfaces) */
+                type: string;
+              }[];
+              connected: {
+                dev_id: number | null;
+                iface: string | null;
+                ip: string | null;
+                label: string | null;
+                mac: string | null;
+              }[];
+              description: string;
+              dev_ip: string;
+              dev_label: string;
+              dev_profile: string;
+              device_id: number;
+              enable_logging: boolean;
+              id: number;
+              /** @description ifIndex */
+              interface: number;
+              /** @description seconds */
+              interval: number;
+              logs: {
+                in_bps: number;
+                oper_status?: number | null;
+                out_bps: number;
+                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                timestamp: string;
+              }[];
+              mac: string | null;
+              name: string;
+              oper_status: number | null;
+              speed: number | null;
+              type: number | null;
             };
           };
         };
@@ -6543,7 +7090,13 @@ export interface paths {
           content: {
             'application/json': {
               alert: {
-                [key: string]: unknown;
+                active: boolean;
+                fired_count: number;
+                id: number;
+                last_fired_at: number | null;
+                last_state: number | null;
+                /** @description `linkstate` (interfaces) */
+                type: string;
               };
               id: number;
               message: string;
@@ -7085,7 +7638,10 @@ export interface paths {
           };
           content: {
             'application/json': {
-              [key: string]: unknown;
+              dev_id: number;
+              dev_label: string;
+              id: number;
+              label: string;
             }[];
           };
         };
@@ -7287,7 +7843,38 @@ export interface paths {
           };
           content: {
             'application/json': {
-              [key: string]: unknown;
+              alerts: {
+                active: boolean;
+                fired_count: number;
+                id: number;
+                last_fired_at: number | null;
+                last_state: number | null;
+                /** @description `linkstate` (interfaces) */
+                type: string;
+              }[];
+              dev_id: number;
+              dev_label: string;
+              icmping_id: number;
+              id: number;
+              /** @description seconds */
+              interval: number;
+              label: string;
+              last_polled_at: string | null;
+              latency: number | null;
+              logs: {
+                icmping_id: number;
+                /** @description ms; -1 when no probe was answered */
+                latency: number;
+                /** @description % */
+                loss: number;
+                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                timestamp: string;
+              }[];
+              loss: number | null;
+              /** @description loss % at which a reading counts as down */
+              lossout: number;
+              /** @description milliseconds */
+              timeout: number;
             };
           };
         };
@@ -7524,14 +8111,26 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              data?: {
-                [key: string]: unknown;
-              };
-              hasError: boolean;
-              message?: unknown;
-              status: number;
-            };
+            'application/json':
+              | {
+                  data?: {
+                    allTimeUptime: number | null;
+                    currentLatency: number | null;
+                    currentLoss: number | null;
+                    dayAvgLatency: number | null;
+                    dayAvgLoss: number | null;
+                    dayUptime: number | null;
+                    /** @description seconds */
+                    monitoringDuration: number;
+                    weekAvgLatency: number | null;
+                    weekUptime: number | null;
+                  };
+                  hasError: boolean;
+                  message?: string;
+                  /** @description 204 without an id, 200, or 500 on error */
+                  status: number;
+                }
+              | components['schemas']['def-0'];
           };
         };
         /** @description HTTP 200 failure of the legacy family */
@@ -9019,7 +9618,33 @@ export interface paths {
           };
           content: {
             'application/json': {
-              [key: string]: unknown;
+              alerts: {
+                active: boolean;
+                fired_count: number;
+                id: number;
+                last_fired_at: number | null;
+                last_state: number | null;
+                /** @description `linkstate` (interfaces) */
+                type: string;
+              }[];
+              datatype: 'S' | 'I';
+              dev_ip: string;
+              dev_label: string;
+              dev_profile: string;
+              device_id: number;
+              enable_logging: boolean;
+              id: number;
+              /** @description seconds */
+              interval: number;
+              label: string;
+              last_polled_at: string | null;
+              logs: {
+                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                timestamp: string;
+                value: string | null;
+              }[];
+              oid: string;
+              value: string | null;
             };
           };
         };
@@ -9432,7 +10057,11 @@ export interface paths {
           };
           content: {
             'application/json': {
-              [key: string]: unknown;
+              dev_id: number;
+              dev_label: string;
+              id: number;
+              label: string;
+              port: number;
             }[];
           };
         };
@@ -9634,7 +10263,36 @@ export interface paths {
           };
           content: {
             'application/json': {
-              [key: string]: unknown;
+              alerts: {
+                active: boolean;
+                fired_count: number;
+                id: number;
+                last_fired_at: number | null;
+                last_state: number | null;
+                /** @description `linkstate` (interfaces) */
+                type: string;
+              }[];
+              dev_id: number;
+              dev_label: string;
+              device_id: number;
+              enable_logging: boolean;
+              id: number;
+              /** @description seconds */
+              interval: number;
+              label: string;
+              last_polled_at: string | null;
+              latency: number | null;
+              logs: {
+                /** @description ms; -1: closed, filtered or unreachable */
+                latency: number;
+                port_id: number;
+                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                timestamp: string;
+              }[];
+              /** @description alias of label */
+              name: string;
+              port: number;
+              state: string | null;
             };
           };
         };
@@ -10413,7 +11071,34 @@ export interface paths {
           };
           content: {
             'application/json': {
-              [key: string]: unknown;
+              alerts: {
+                active: boolean;
+                fired_count: number;
+                id: number;
+                last_fired_at: number | null;
+                last_state: number | null;
+                /** @description `linkstate` (interfaces) */
+                type: string;
+              }[];
+              datatype: 'S' | 'I';
+              dev_ip: string;
+              dev_label: string;
+              dev_profile: string;
+              device_id: number;
+              enable_logging: boolean;
+              id: number;
+              /** @description seconds */
+              interval: number;
+              label: string;
+              last_polled_at: string | null;
+              logs: {
+                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                timestamp: string;
+                value: string | null;
+              }[];
+              name: string | null;
+              oid: string;
+              value: string | null;
             };
           };
         };
@@ -10518,7 +11203,26 @@ export interface paths {
           };
           content: {
             'application/json': {
-              [key: string]: unknown;
+              alerts: {
+                active: boolean;
+                fired_count: number;
+                id: number;
+                last_fired_at: number | null;
+                last_state: number | null;
+                /** @description `linkstate` (interfaces) */
+                type: string;
+              }[];
+              datatype: 'S' | 'I';
+              device_id: number;
+              enable_logging: boolean;
+              id: number;
+              /** @description seconds */
+              interval: number;
+              label: string;
+              last_polled_at: string | null;
+              name: string | null;
+              oid: string;
+              value: string | null;
             }[];
           };
         };
@@ -12871,7 +13575,24 @@ export interface paths {
             'application/json':
               | {
                   data: {
-                    [key: string]: unknown;
+                    availability: number | null;
+                    checks: number;
+                    failures: number;
+                    id: number;
+                    /** @description seconds */
+                    interval: number;
+                    last_checked_at: string | null;
+                    last_message: string | null;
+                    last_status: number | null;
+                    latency: {
+                      avg: number | null;
+                      p50: number | null;
+                      p95: number | null;
+                      p99: number | null;
+                    };
+                    ssl_days_left: number | null;
+                    ssldate: string | null;
+                    url: string;
                   }[];
                   /** @enum {boolean} */
                   hasError: false;
@@ -14207,6 +14928,93 @@ export interface paths {
         };
       };
     };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Self-metrics in the Prometheus text format
+     * @description Storage writer counters per producer, scheduler lateness and overruns, poller counters, HTTP requests and durations by route, process memory, CPU and event-loop delay. Text exposition format 0.0.4.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Prometheus text exposition format 0.0.4 */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/plain': string;
+          };
+        };
+        /** @description HTTP 200 failure of the legacy family */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/plain': {
+              /** @enum {boolean} */
+              hasError: true;
+              message: string;
+              /** @enum {boolean} */
+              status: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/plain': {
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/plain': {
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/plain': {
+              message: string;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
