@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { actorOf, recordAudit } from '../../platform/audit/audit-log.js';
 import type { CoreContext } from '../../platform/context.js';
 import { SESSION_COOKIE } from '../../platform/http/auth-hook.js';
 import { defineRoute } from '../../platform/http/define-route.js';
@@ -72,6 +73,7 @@ export async function authRoutes(app: App, ctx: CoreContext, deps: AuthDeps): Pr
         password: body.password,
         totp: body.totp,
         browserId: body.browser_id,
+        source: { ip: request.ip, via: 'api' },
       });
       if (outcome.kind === 'totp-required') throw failure(200, 'TOTP Required');
       if (outcome.kind === 'invalid') throw failure(200, 'Invalid Username/Password');
@@ -100,6 +102,11 @@ export async function authRoutes(app: App, ctx: CoreContext, deps: AuthDeps): Pr
       const identity = identityOf(request);
       const now = clock.now();
       db.transaction(() => {
+        recordAudit(db, now, actorOf(request), {
+          action: 'auth.logout',
+          outcome: 'success',
+          target: { type: 'user', id: identity.user.id, label: identity.user.username },
+        });
         if (identity.tokenId !== null) {
           revokeToken(db, { id: identity.tokenId, userId: identity.user.id, now });
           endSessionsOfToken(db, identity.tokenId, now);

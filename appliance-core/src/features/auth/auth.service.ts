@@ -2,6 +2,7 @@
  * Sign-in: password (scrypt, constant work for unknown users), then TOTP when MFA is on, then a
  * login token and its companion browser session.
  */
+import { recordAudit } from '../../platform/audit/audit-log.js';
 import type { CoreContext } from '../../platform/context.js';
 import {
   dummyPasswordHash,
@@ -35,6 +36,8 @@ export async function login(
     password: string;
     totp?: string | undefined;
     browserId?: string | undefined;
+    /** Where the attempt came from, for the audit log (`auth.login`, with `via`). */
+    source: { ip: string | null; via: 'api' | 'signin-page' };
   },
 ): Promise<LoginOutcome> {
   const user = findUserByLogin(ctx.db, input.login);
@@ -43,7 +46,24 @@ export async function login(
     input.password,
     usable ? user.password_hash : await dummyPasswordHash(),
   );
-  if (!usable || !passwordOk) return { kind: 'invalid' };
+  // Every refused attempt is audited; the account only when the name matched one, so that a
+  // password typed into the name field is never stored.
+  const refused = (reason: string): LoginOutcome => {
+    recordAudit(
+      ctx.db,
+      ctx.clock.now(),
+      { userId: null, name: 'anonymous', tokenId: null, sourceIp: input.source.ip },
+      {
+        action: 'auth.login',
+        outcome: 'failure',
+        ...(user ? { target: { type: 'user', id: user.id, label: user.username } } : {}),
+        detail: { via: input.source.via, reason: user ? reason : 'unknown account' },
+      },
+    );
+    return { kind: 'invalid' };
+  };
+  if (!usable || !passwordOk)
+    return refused(user && user.active !== 1 ? 'account inactive' : 'wrong password');
 
   if (user.totp_secret) {
     if (input.totp === undefined || input.totp.trim() === '') return { kind: 'totp-required' };
@@ -53,7 +73,7 @@ export async function login(
       user.totp_last_step,
       ctx.clock.now(),
     );
-    if (step === null || !consumeTotpStep(ctx.db, user.id, step)) return { kind: 'invalid' };
+    if (step === null || !consumeTotpStep(ctx.db, user.id, step)) return refused('wrong code');
   }
 
   if (needsRehash(user.password_hash as string)) {
@@ -72,6 +92,17 @@ export async function login(
     if (input.browserId) revokeLoginTokensNamed(ctx.db, user.id, name, ctx.clock.now());
     const minted = tokens.mint({ userId: user.id, name, kind: 'login', ttlMs });
     const session = tokens.openSession(user.id, minted.id, minted.expiresAt);
+    recordAudit(
+      ctx.db,
+      ctx.clock.now(),
+      { userId: user.id, name: user.username, tokenId: minted.id, sourceIp: input.source.ip },
+      {
+        action: 'auth.login',
+        outcome: 'success',
+        target: { type: 'user', id: user.id, label: user.username },
+        detail: { via: input.source.via },
+      },
+    );
     return {
       kind: 'ok' as const,
       user,

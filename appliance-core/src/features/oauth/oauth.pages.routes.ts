@@ -295,6 +295,7 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
           login: credentials.login,
           password: credentials.password,
           totp: form.totp ?? '',
+          source: { ip: request.ip, via: 'signin-page' },
         });
         if (outcome.kind === 'ok') return finish(outcome.session);
         const error =
@@ -311,7 +312,11 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
           400,
           signInPage({ csrf, redirect, username, error: 'Enter your username and password.' }),
         );
-      const outcome = await login(ctx, deps.tokens, { login: username, password });
+      const outcome = await login(ctx, deps.tokens, {
+        login: username,
+        password,
+        source: { ip: request.ip, via: 'signin-page' },
+      });
       if (outcome.kind === 'ok') return finish(outcome.session);
       if (outcome.kind === 'totp-required') {
         return sendPage(

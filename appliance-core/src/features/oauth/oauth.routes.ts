@@ -1,3 +1,4 @@
+import { actorOf, audited } from '../../platform/audit/audit-log.js';
 /**
  * The authorization server's JSON endpoints: device authorization and polling, the token
  * endpoint, registration, introspection, refresh, revocation, client approval and discovery.
@@ -87,7 +88,7 @@ const TOKEN_ENDPOINT = {
 
 export async function oauthRoutes(
   app: App,
-  _ctx: CoreContext,
+  ctx: CoreContext,
   deps: { service: OAuthService },
 ): Promise<void> {
   const { service } = deps;
@@ -231,8 +232,20 @@ export async function oauthRoutes(
     summary: 'Approve a registered client (idempotent; the first approver is kept)',
     params: ClientIdParams,
     response: { 200: ApprovedClient, 404: ErrorBody },
-    handler: async (request) =>
-      service.approve(request.params.clientId, identityOf(request).user.id),
+    handler: async (request) => {
+      const clientId = request.params.clientId;
+      return audited(
+        ctx.db,
+        ctx.clock.now(),
+        actorOf(request),
+        () => service.approve(clientId, identityOf(request).user.id),
+        {
+          action: 'oauth_client.approve',
+          outcome: 'success',
+          target: { type: 'oauth_client', id: clientId },
+        },
+      );
+    },
   });
 
   defineRoute(app, {
@@ -243,7 +256,12 @@ export async function oauthRoutes(
     params: ClientIdParams,
     response: { 200: DeletedClient, 404: ErrorBody },
     handler: async (request) => {
-      service.deleteClient(request.params.clientId);
+      const clientId = request.params.clientId;
+      audited(ctx.db, ctx.clock.now(), actorOf(request), () => service.deleteClient(clientId), {
+        action: 'oauth_client.delete',
+        outcome: 'success',
+        target: { type: 'oauth_client', id: clientId },
+      });
       return { deleted: true as const };
     },
   });

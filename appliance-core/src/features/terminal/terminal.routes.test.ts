@@ -65,6 +65,36 @@ describe('terminal', () => {
     await waitFor(() => opened.output().includes('hello-42'));
     opened.socket.close();
     await opened.closed;
+    // Audited: who opened and closed it, from where; never what was typed.
+    await waitFor(
+      () =>
+        (
+          h.appliance.db
+            .prepare("SELECT count(*) AS n FROM audit_log WHERE action = 'terminal.close'")
+            .get() as { n: number }
+        ).n > 0,
+    );
+    const rows = h.appliance.db
+      .prepare(
+        "SELECT actor, actor_user_id, source_ip, action, target_type, detail FROM audit_log WHERE action LIKE 'terminal.%' ORDER BY id",
+      )
+      .all() as {
+      actor: string;
+      actor_user_id: number;
+      source_ip: string;
+      action: string;
+      target_type: string;
+      detail: string;
+    }[];
+    expect(rows.map((r) => r.action)).toEqual(['terminal.open', 'terminal.close']);
+    expect(rows[0]).toMatchObject({
+      actor: 'admin',
+      actor_user_id: 1,
+      source_ip: '127.0.0.1',
+      target_type: 'terminal_session',
+    });
+    expect(JSON.parse(rows[1]!.detail)).toMatchObject({ duration_ms: expect.any(Number) });
+    expect(JSON.stringify(rows)).not.toContain('hello');
     // The session is gone: two more can open at once (at most 2 per user).
     const a = await connect(h, await ticketFor(h, admin));
     const b = await connect(h, await ticketFor(h, admin));

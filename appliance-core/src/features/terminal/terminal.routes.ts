@@ -67,7 +67,7 @@ export async function terminalRoutes(
 ): Promise<void> {
   const enabled = ctx.config.terminal !== 'off';
   const tickets = new TicketStore(ctx.clock);
-  const sessions = new TerminalSessions(deps.spawn, ctx.log, () => ctx.clock.now());
+  const sessions = new TerminalSessions(deps.spawn, ctx.db, () => ctx.clock.now());
   const grants = new WeakMap<FastifyRequest, Grant>();
   await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
 

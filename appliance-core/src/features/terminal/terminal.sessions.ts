@@ -4,12 +4,14 @@
  *
  * Invariants: input is written to the shell and never logged; the shell gets a minimal
  * environment (never the appliance's: APPLIANCE_ADMIN_PASSWORD and friends stay out); at most
- * MAX_SESSIONS_PER_USER live sessions per user; every session's start and end are logged as an
- * audit line (who, from where, how long), never what was typed.
+ * MAX_SESSIONS_PER_USER live sessions per user; every session's start and end are audited
+ * (platform/audit: `terminal.open`, `terminal.close` with who, from where, how long), never what
+ * was typed.
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import type { Logger } from 'pino';
+import { recordAudit } from '../../platform/audit/audit-log.js';
+import type { DB } from '../../platform/db/database.js';
 
 export const MAX_SESSIONS_PER_USER = 2;
 
@@ -65,9 +67,27 @@ export class TerminalSessions {
 
   constructor(
     private readonly spawn: PtySpawn,
-    private readonly log: Logger,
+    private readonly db: DB,
     private readonly now: () => number,
   ) {}
+
+  private audit(
+    info: SessionInfo,
+    action: 'open' | 'close',
+    detail: Record<string, string | number>,
+  ): void {
+    recordAudit(
+      this.db,
+      this.now(),
+      { userId: info.userId, name: info.username, tokenId: null, sourceIp: info.remote || null },
+      {
+        action: `terminal.${action}`,
+        outcome: 'success',
+        target: { type: 'terminal_session', id: info.id },
+        detail,
+      },
+    );
+  }
 
   countFor(userId: number): number {
     let n = 0;
@@ -98,17 +118,7 @@ export class TerminalSessions {
       startedAt: this.now(),
     };
     this.live.set(info.id, info);
-    this.log.info(
-      {
-        audit: 'terminal',
-        event: 'open',
-        session: info.id,
-        user_id: user.id,
-        username: user.username,
-        remote,
-      },
-      'terminal session opened',
-    );
+    this.audit(info, 'open', {});
     let closed = false;
     const close = (reason: string) => {
       if (closed) return;
@@ -119,19 +129,7 @@ export class TerminalSessions {
       } catch {
         // already gone
       }
-      this.log.info(
-        {
-          audit: 'terminal',
-          event: 'close',
-          session: info.id,
-          user_id: user.id,
-          username: user.username,
-          remote,
-          reason,
-          duration_ms: this.now() - info.startedAt,
-        },
-        'terminal session closed',
-      );
+      this.audit(info, 'close', { reason, duration_ms: this.now() - info.startedAt });
     };
     return { info, pty, close };
   }

@@ -1,3 +1,4 @@
+import { actorOf, audited } from '../../platform/audit/audit-log.js';
 import type { CoreContext } from '../../platform/context.js';
 import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
@@ -75,13 +76,26 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
           fields: { name: ['The name field is required.'] },
           family: 'errors',
         });
-      const minted = deps.tokens.mint({
-        userId: identityOf(request).user.id,
-        name,
-        kind: 'pat',
-        scopes: [...new Set(body.scopes ?? [])],
-        ttlMs: (body.expires_in_days ?? 365) * DAY_MS,
-      });
+      const scopes = [...new Set(body.scopes ?? [])];
+      const minted = audited(
+        db,
+        clock.now(),
+        actorOf(request),
+        () =>
+          deps.tokens.mint({
+            userId: identityOf(request).user.id,
+            name,
+            kind: 'pat',
+            scopes,
+            ttlMs: (body.expires_in_days ?? 365) * DAY_MS,
+          }),
+        (token) => ({
+          action: 'token.create',
+          outcome: 'success',
+          target: { type: 'token', id: token.id, label: name },
+          detail: { scopes, expires_in_days: body.expires_in_days ?? 365 },
+        }),
+      );
       reply.code(201);
       return {
         id: minted.id,
@@ -104,8 +118,16 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
     response: { 200: Revoked, 404: ErrorBody },
     handler: async (request) => {
       const identity = identityOf(request);
-      if (!revokeToken(db, { id: request.params.id, userId: identity.user.id, now: clock.now() }))
-        throw failure(404, 'Token not found');
+      const id = request.params.id;
+      const revoked = audited(
+        db,
+        clock.now(),
+        actorOf(request),
+        () => revokeToken(db, { id, userId: identity.user.id, now: clock.now() }),
+        (ok) =>
+          ok ? { action: 'token.revoke', outcome: 'success', target: { type: 'token', id } } : null,
+      );
+      if (!revoked) throw failure(404, 'Token not found');
       return { revoked: true as const };
     },
   });
@@ -147,12 +169,22 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
     response: { 200: Revoked, 404: ErrorBody },
     handler: async (request) => {
       const { userId, id } = request.params;
-      const revoked = revokeToken(db, {
-        id,
-        userId,
-        now: clock.now(),
-        byUserId: identityOf(request).user.id,
-      });
+      const revoked = audited(
+        db,
+        clock.now(),
+        actorOf(request),
+        () =>
+          revokeToken(db, { id, userId, now: clock.now(), byUserId: identityOf(request).user.id }),
+        (ok) =>
+          ok
+            ? {
+                action: 'token.revoke',
+                outcome: 'success',
+                target: { type: 'token', id },
+                detail: { owner_user_id: userId },
+              }
+            : null,
+      );
       if (!revoked || !findToken(db, id)) throw failure(404, 'Token not found');
       return { revoked: true as const };
     },
@@ -170,7 +202,18 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
     handler: async (request) => {
       const { userId } = request.params;
       mustExist(userId);
-      const revoked = deps.tokens.revokeEverything(userId, identityOf(request).user.id);
+      const revoked = audited(
+        db,
+        clock.now(),
+        actorOf(request),
+        () => deps.tokens.revokeEverything(userId, identityOf(request).user.id),
+        (count) => ({
+          action: 'token.revoke_all',
+          outcome: 'success',
+          target: { type: 'user', id: userId },
+          detail: { tokens_revoked: count },
+        }),
+      );
       return { revoked, user_id: userId };
     },
   });

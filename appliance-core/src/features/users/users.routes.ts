@@ -1,7 +1,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { actorOf, audited, recordAudit, refusalsAudited } from '../../platform/audit/audit-log.js';
 import type { CoreContext } from '../../platform/context.js';
 import { defineRoute } from '../../platform/http/define-route.js';
-import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
+import { ApiFailure, failure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import {
   allOf,
@@ -76,6 +77,28 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     tags: tagsOf(db, row.id).map((t) => t.slug),
   });
 
+  const isRefusal = (err: unknown): err is ApiFailure => err instanceof ApiFailure;
+  /** Refusals of an identity change are audited (outcome failure) with the caller and target. */
+  const guarded = <T>(
+    request: Parameters<typeof actorOf>[0],
+    action: string,
+    target: { type: string; id?: number; label?: string },
+    handler: () => Promise<T>,
+  ) =>
+    refusalsAudited(
+      db,
+      () => clock.now(),
+      actorOf(request),
+      { action, target },
+      isRefusal,
+      handler,
+    );
+  const userTarget = (user: { id: number; username: string }) => ({
+    type: 'user',
+    id: user.id,
+    label: user.username,
+  });
+
   const holdsSuperAdmin = (userId: number) =>
     userId === SUPER_ADMIN_USER_ID || permissionSlugsOf(db, userId).includes(SUPER_ADMIN);
 
@@ -110,34 +133,41 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     summary: 'Create a local user (active)',
     body: CreateUserBody,
     response: { 200: legacy200(LegacyCreated) },
-    handler: async (request) => {
-      const body = request.body;
-      if (emailTaken(db, body.email)) throw failure(200, 'The email has already been taken.');
-      if (usernameTaken(db, body.username))
-        throw failure(200, 'The username has already been taken.');
-      const policy = passwordPolicyProblem(body.password);
-      if (policy) throw failure(200, policy);
-      const passwordHash = await hashPassword(body.password);
-      const now = clock.now();
-      db.transaction(() => {
-        // Re-checked inside the transaction: the hash above yields the event loop.
+    handler: (request) =>
+      guarded(request, 'user.create', { type: 'user', label: request.body.username }, async () => {
+        const body = request.body;
         if (emailTaken(db, body.email)) throw failure(200, 'The email has already been taken.');
         if (usernameTaken(db, body.username))
           throw failure(200, 'The username has already been taken.');
-        insertUser(
-          db,
-          {
-            first_name: body.first_name,
-            last_name: body.last_name,
-            email: body.email,
-            username: body.username,
-            password_hash: passwordHash,
-          },
-          now,
-        );
-      })();
-      return { status: 201 as const };
-    },
+        const policy = passwordPolicyProblem(body.password);
+        if (policy) throw failure(200, policy);
+        const passwordHash = await hashPassword(body.password);
+        const now = clock.now();
+        db.transaction(() => {
+          // Re-checked inside the transaction: the hash above yields the event loop.
+          if (emailTaken(db, body.email)) throw failure(200, 'The email has already been taken.');
+          if (usernameTaken(db, body.username))
+            throw failure(200, 'The username has already been taken.');
+          const id = insertUser(
+            db,
+            {
+              first_name: body.first_name,
+              last_name: body.last_name,
+              email: body.email,
+              username: body.username,
+              password_hash: passwordHash,
+            },
+            now,
+          );
+          recordAudit(db, now, actorOf(request), {
+            action: 'user.create',
+            outcome: 'success',
+            target: userTarget({ id, username: body.username }),
+            detail: { email: body.email },
+          });
+        })();
+        return { status: 201 as const };
+      }),
   });
 
   // spec: part1 > Users, MFA, permissions > saveUser
@@ -148,78 +178,97 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     summary: 'Update a user (only present fields change)',
     body: SaveUserBody,
     response: { 200: legacy200(LegacyCreated) },
-    handler: async (request) => {
-      const body = request.body;
-      const caller = identityOf(request);
-      const user = findUserById(db, body.user);
-      if (!user) throw failure(200, 'User not found');
-      // A `users` holder without sa must not take over an sa account (password, email, active, sa itself).
-      if (!isSuperAdmin(caller) && holdsSuperAdmin(user.id))
-        throw failure(200, 'Only a super-admin can modify a super-admin account.');
-      if (user.id === SUPER_ADMIN_USER_ID) {
-        if (
-          body.username !== undefined &&
-          body.username.toLowerCase() !== user.username.toLowerCase()
-        ) {
-          throw failure(200, 'The username of the super-admin account cannot be changed.');
+    handler: (request) =>
+      guarded(request, 'user.update', { type: 'user', id: request.body.user }, async () => {
+        const body = request.body;
+        const caller = identityOf(request);
+        const user = findUserById(db, body.user);
+        if (!user) throw failure(200, 'User not found');
+        // A `users` holder without sa must not take over an sa account (password, email, active, sa itself).
+        if (!isSuperAdmin(caller) && holdsSuperAdmin(user.id))
+          throw failure(200, 'Only a super-admin can modify a super-admin account.');
+        if (user.id === SUPER_ADMIN_USER_ID) {
+          if (
+            body.username !== undefined &&
+            body.username.toLowerCase() !== user.username.toLowerCase()
+          ) {
+            throw failure(200, 'The username of the super-admin account cannot be changed.');
+          }
+          if (body.active === false)
+            throw failure(200, 'The super-admin account cannot be deactivated.');
+          if (body.permissions && !body.permissions.includes('sa'))
+            throw failure(200, 'The super-admin account must keep the sa permission.');
         }
-        if (body.active === false)
-          throw failure(200, 'The super-admin account cannot be deactivated.');
-        if (body.permissions && !body.permissions.includes('sa'))
-          throw failure(200, 'The super-admin account must keep the sa permission.');
-      }
-      if (body.email !== undefined && emailTaken(db, body.email, user.id))
-        throw failure(200, 'The email has already been taken.');
-      if (body.username !== undefined && usernameTaken(db, body.username, user.id))
-        throw failure(200, 'The username has already been taken.');
-      let passwordHash: string | undefined;
-      if (body.password !== undefined) {
-        if (user.auth_source === 'ldap')
-          throw failure(200, 'The password of a directory (LDAP) user cannot be changed here.');
-        const policy = passwordPolicyProblem(body.password);
-        if (policy) throw failure(200, policy);
-        passwordHash = await hashPassword(body.password);
-      }
-      let permissionIds: number[] | undefined;
-      if (body.permissions) {
-        const wanted = [...new Set(body.permissions)];
-        const found = permissionsBySlug(db, wanted);
-        const unknown = wanted.filter((slug) => !found.some((p) => p.slug === slug));
-        if (unknown.length > 0) throw failure(200, `Unknown permission: ${unknown.join(', ')}`);
-        if (!isSuperAdmin(caller) && found.some((p) => p.slug === 'sa'))
-          throw failure(200, 'Only a super-admin can grant the sa permission.');
-        permissionIds = found.map((p) => p.id);
-      }
-      let tagIds: number[] | undefined;
-      if (body.tags !== undefined) {
-        const slugs = [...new Set((body.tags ?? []).map((t) => t.value))];
-        const found = deviceTagsBySlug(db, slugs);
-        const unknown = slugs.filter((slug) => !found.some((t) => t.slug === slug));
-        if (unknown.length > 0) throw failure(200, `Unknown tag: ${unknown.join(', ')}`);
-        tagIds = found.map((t) => t.id);
-      }
-      const changes: UserChanges = {};
-      if (body.first_name !== undefined) changes.first_name = body.first_name;
-      if (body.last_name !== undefined) changes.last_name = body.last_name;
-      if (body.email !== undefined) changes.email = body.email;
-      if (body.username !== undefined && user.id !== SUPER_ADMIN_USER_ID)
-        changes.username = body.username;
-      if (body.active !== undefined && user.id !== SUPER_ADMIN_USER_ID)
-        changes.active = body.active ? 1 : 0;
-      if (passwordHash !== undefined) changes.password_hash = passwordHash;
-      const now = clock.now();
-      db.transaction(() => {
-        if (changes.email !== undefined && emailTaken(db, changes.email, user.id))
+        if (body.email !== undefined && emailTaken(db, body.email, user.id))
           throw failure(200, 'The email has already been taken.');
-        if (changes.username !== undefined && usernameTaken(db, changes.username, user.id))
+        if (body.username !== undefined && usernameTaken(db, body.username, user.id))
           throw failure(200, 'The username has already been taken.');
-        updateUser(db, user.id, changes, now);
-        if (permissionIds) replacePermissions(db, user.id, permissionIds, 'local');
-        if (tagIds) replaceTags(db, user.id, tagIds, 'local');
-      })();
-      if (changes.active === 0) deps.tokens.revokeEverything(user.id, caller.user.id);
-      return { status: 201 as const };
-    },
+        let passwordHash: string | undefined;
+        if (body.password !== undefined) {
+          if (user.auth_source === 'ldap')
+            throw failure(200, 'The password of a directory (LDAP) user cannot be changed here.');
+          const policy = passwordPolicyProblem(body.password);
+          if (policy) throw failure(200, policy);
+          passwordHash = await hashPassword(body.password);
+        }
+        let permissionIds: number[] | undefined;
+        if (body.permissions) {
+          const wanted = [...new Set(body.permissions)];
+          const found = permissionsBySlug(db, wanted);
+          const unknown = wanted.filter((slug) => !found.some((p) => p.slug === slug));
+          if (unknown.length > 0) throw failure(200, `Unknown permission: ${unknown.join(', ')}`);
+          if (!isSuperAdmin(caller) && found.some((p) => p.slug === 'sa'))
+            throw failure(200, 'Only a super-admin can grant the sa permission.');
+          permissionIds = found.map((p) => p.id);
+        }
+        let tagIds: number[] | undefined;
+        if (body.tags !== undefined) {
+          const slugs = [...new Set((body.tags ?? []).map((t) => t.value))];
+          const found = deviceTagsBySlug(db, slugs);
+          const unknown = slugs.filter((slug) => !found.some((t) => t.slug === slug));
+          if (unknown.length > 0) throw failure(200, `Unknown tag: ${unknown.join(', ')}`);
+          tagIds = found.map((t) => t.id);
+        }
+        const changes: UserChanges = {};
+        if (body.first_name !== undefined) changes.first_name = body.first_name;
+        if (body.last_name !== undefined) changes.last_name = body.last_name;
+        if (body.email !== undefined) changes.email = body.email;
+        if (body.username !== undefined && user.id !== SUPER_ADMIN_USER_ID)
+          changes.username = body.username;
+        if (body.active !== undefined && user.id !== SUPER_ADMIN_USER_ID)
+          changes.active = body.active ? 1 : 0;
+        if (passwordHash !== undefined) changes.password_hash = passwordHash;
+        const now = clock.now();
+        const permissionsBefore = permissionSlugsOf(db, user.id);
+        const tagsBefore = tagsOf(db, user.id).map((t) => t.slug);
+        db.transaction(() => {
+          if (changes.email !== undefined && emailTaken(db, changes.email, user.id))
+            throw failure(200, 'The email has already been taken.');
+          if (changes.username !== undefined && usernameTaken(db, changes.username, user.id))
+            throw failure(200, 'The username has already been taken.');
+          updateUser(db, user.id, changes, now);
+          if (permissionIds) replacePermissions(db, user.id, permissionIds, 'local');
+          if (tagIds) replaceTags(db, user.id, tagIds, 'local');
+          const permissionsAfter = permissionSlugsOf(db, user.id);
+          const tagsAfter = tagsOf(db, user.id).map((t) => t.slug);
+          const added = (before: string[], after: string[]) =>
+            after.filter((x) => !before.includes(x));
+          recordAudit(db, now, actorOf(request), {
+            action: 'user.update',
+            outcome: 'success',
+            target: userTarget({ id: user.id, username: changes.username ?? user.username }),
+            detail: {
+              fields: Object.keys(changes).map((k) => (k === 'password_hash' ? 'password' : k)),
+              permissions_added: added(permissionsBefore, permissionsAfter),
+              permissions_removed: added(permissionsAfter, permissionsBefore),
+              tags_added: added(tagsBefore, tagsAfter),
+              tags_removed: added(tagsAfter, tagsBefore),
+            },
+          });
+        })();
+        if (changes.active === 0) deps.tokens.revokeEverything(user.id, caller.user.id);
+        return { status: 201 as const };
+      }),
   });
 
   // spec: part1 > Users, MFA, permissions > deleteUser
@@ -237,17 +286,29 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     summary: 'Delete a user and their tokens',
     body: UserIdBody,
     response: { 200: Type.Union([LegacyCreated, DeleteFailure]) },
-    handler: async (request) => {
-      const target = request.body.user;
-      if (target === SUPER_ADMIN_USER_ID)
-        throw failure(200, 'The super-admin account cannot be deleted.');
-      const caller = identityOf(request);
-      if (target === caller.user.id) throw failure(200, 'You cannot delete your own account.');
-      if (!isSuperAdmin(caller) && holdsSuperAdmin(target))
-        throw failure(200, 'Only a super-admin can delete a super-admin account.');
-      if (!deleteUser(db, target)) throw failure(200, 'User not found');
-      return { status: 201 as const };
-    },
+    handler: (request) =>
+      guarded(request, 'user.delete', { type: 'user', id: request.body.user }, async () => {
+        const target = request.body.user;
+        if (target === SUPER_ADMIN_USER_ID)
+          throw failure(200, 'The super-admin account cannot be deleted.');
+        const caller = identityOf(request);
+        if (target === caller.user.id) throw failure(200, 'You cannot delete your own account.');
+        if (!isSuperAdmin(caller) && holdsSuperAdmin(target))
+          throw failure(200, 'Only a super-admin can delete a super-admin account.');
+        const victim = findUserById(db, target);
+        const deleted = audited(
+          db,
+          clock.now(),
+          actorOf(request),
+          () => deleteUser(db, target),
+          (ok) =>
+            ok && victim
+              ? { action: 'user.delete', outcome: 'success', target: userTarget(victim) }
+              : null,
+        );
+        if (!deleted) throw failure(200, 'User not found');
+        return { status: 201 as const };
+      }),
   });
 
   // spec: part1 > Users, MFA, permissions > generateMfa, confirmMfa, disableMfa
@@ -314,7 +375,17 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
         throw failure(400, 'No MFA secret is staged: generate one first.');
       const step = verifyTotp(secrets.open(user.totp_pending_secret), code, 0, clock.now());
       if (step === null) throw failure(400, 'The code does not match the staged secret.');
-      enableStagedTotp(db, user.id, step, clock.now());
+      audited(
+        db,
+        clock.now(),
+        actorOf(request),
+        () => enableStagedTotp(db, user.id, step, clock.now()),
+        {
+          action: 'user.mfa_enable',
+          outcome: 'success',
+          target: userTarget(user),
+        },
+      );
       return { status: true as const, message: 'MFA enabled: the next sign-in asks for a code.' };
     },
   });
@@ -328,7 +399,11 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     response: mfaResponses(MfaResult),
     handler: async (request) => {
       const user = mfaTarget(identityOf(request), request.body.userId);
-      disableTotp(db, user.id, clock.now());
+      audited(db, clock.now(), actorOf(request), () => disableTotp(db, user.id, clock.now()), {
+        action: 'user.mfa_disable',
+        outcome: 'success',
+        target: userTarget(user),
+      });
       return { status: true as const, message: 'MFA disabled.' };
     },
   });

@@ -158,3 +158,48 @@ export function listAudit(db: DB, query: AuditQuery): { rows: AuditRow[]; total:
     .all(...params, query.limit, (query.page - 1) * query.limit) as AuditRow[];
   return { rows, total };
 }
+
+/**
+ * Runs `change` and records its audit row in one transaction (better-sqlite3 nests a service's
+ * own transaction inside as a savepoint): both commit, or neither.
+ */
+export function audited<T>(
+  db: DB,
+  at: number,
+  actor: AuditActor,
+  change: () => T,
+  entry: AuditEntry | ((result: T) => AuditEntry | null),
+): T {
+  return db.transaction(() => {
+    const result = change();
+    const row = typeof entry === 'function' ? entry(result) : entry;
+    if (row) recordAudit(db, at, actor, row);
+    return result;
+  })();
+}
+
+/**
+ * Records a refused change (outcome `failure`, the refusal's text as `reason`) and rethrows: for
+ * handlers whose refusals are security-relevant (a users holder reaching for an sa account). Only
+ * expected refusals are recorded (`isRefusal`), never an unexpected error's message.
+ */
+export async function refusalsAudited<T>(
+  db: DB,
+  now: () => number,
+  actor: AuditActor,
+  entry: Omit<AuditEntry, 'outcome'>,
+  isRefusal: (err: unknown) => err is Error,
+  handler: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await handler();
+  } catch (err) {
+    if (isRefusal(err))
+      recordAudit(db, now(), actor, {
+        ...entry,
+        outcome: 'failure',
+        detail: { ...entry.detail, reason: err.message },
+      });
+    throw err;
+  }
+}
