@@ -2,46 +2,11 @@
  * The time window of GET /api/device/{device}: `hours` back from now (default 8), or an explicit
  * `start_time` plus `end_time`. Date-times without an offset are UTC.
  */
+import { parseDateTime } from '../../platform/time/datetime.js';
 import { HOUR_MS } from '../../platform/time/time.js';
 import type { DeviceWindow } from './devices.service.js';
 
 export const DEFAULT_DEVICE_HOURS = 8;
-
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
-
-/** UTC milliseconds of a date-time in the spec's formats (`YYYY-MM-DD HH:MM:SS`, ISO 8601), or null. */
-export function parseDateTime(text: string): number | null {
-  const m = DATE_TIME.exec(text.trim());
-  if (!m) return null;
-  const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '0', zone] = m;
-  const ms = Number(`0.${frac}`) * 1000;
-  const base = Date.UTC(
-    Number(y),
-    Number(mo) - 1,
-    Number(d),
-    Number(h),
-    Number(mi),
-    Number(s),
-    Math.round(ms),
-  );
-  const check = new Date(base);
-  if (
-    check.getUTCFullYear() !== Number(y) ||
-    check.getUTCMonth() !== Number(mo) - 1 ||
-    check.getUTCDate() !== Number(d) ||
-    Number(h) > 23 ||
-    Number(mi) > 59 ||
-    Number(s) > 59
-  ) {
-    return null;
-  }
-  if (!zone || zone.toUpperCase() === 'Z') return base;
-  const sign = zone.startsWith('-') ? -1 : 1;
-  const digits = zone.slice(1).replace(':', '');
-  const offset = (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4))) * 60_000;
-  return base - sign * offset;
-}
 
 export function deviceWindow(
   query: {
