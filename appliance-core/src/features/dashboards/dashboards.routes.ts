@@ -34,7 +34,7 @@ import {
   SetPinnedWidgetsBody,
   WidgetAdded,
 } from './dashboards.schema.js';
-import type { TrackerWidgets } from './tracker-widgets.js';
+import type { TrackerWidgets } from './widgets.catalog.js';
 
 const TAGS = ['dashboards'];
 const INVALID_PARAMETER = 'Invalid parameter';

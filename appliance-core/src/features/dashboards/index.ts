@@ -9,4 +9,4 @@ export {
   WIDGET_IDS,
   type DeviceTrackerWidget,
   type TrackerWidgetSource,
-} from './tracker-widgets.js';
+} from './widgets.catalog.js';

@@ -16,7 +16,7 @@ import type { Scheduler } from '../../platform/scheduler/scheduler.js';
 import type { SecretBox } from '../../platform/security/secret-box.js';
 import type { Clock } from '../../platform/time/time.js';
 import { textOf as text } from '../../platform/snmp/snmp-table.js';
-import { snmpTargetOfDevice } from './device-snmp.js';
+import { snmpTargetOfDevice } from './device-snmp.service.js';
 import { findDevice, recordCrawl, snmpDeviceIds } from './devices.repository.js';
 import {
   oidUnder,

@@ -16,7 +16,7 @@ import {
   FalseErrorsBody,
   LegacyStatusBody,
 } from '../../platform/http/schemas.js';
-import { deviceWindow } from './device-window.js';
+import { deviceWindow } from './device-window.rules.js';
 import {
   findSnmpConfig,
   listProfiles,

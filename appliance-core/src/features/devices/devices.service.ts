@@ -25,7 +25,7 @@ import {
 import type { Scheduler } from '../../platform/scheduler/scheduler.js';
 import { toIso } from '../../platform/time/time.js';
 import { CrawlEngine, type CrawlHandler } from './crawl.engine.js';
-import { DeviceIpMap } from './device-ip-map.js';
+import { DeviceIpMap } from './ip-map.cache.js';
 import {
   APPLIANCE_DEVICE_ID,
   deleteDeviceRow,

@@ -29,8 +29,8 @@ export {
   snmpDeviceIds,
   type DeviceRow,
 } from './devices.repository.js';
-export { snmpTargetOfDevice } from './device-snmp.js';
-export type { DeviceIpEntry, DeviceIpMap, DeviceIpSnapshot } from './device-ip-map.js';
+export { snmpTargetOfDevice } from './device-snmp.service.js';
+export type { DeviceIpEntry, DeviceIpMap, DeviceIpSnapshot } from './ip-map.cache.js';
 export {
   credentialAttempts,
   existingCredentialIds,

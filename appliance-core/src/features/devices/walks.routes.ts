@@ -10,7 +10,7 @@ import { allOf, type Identity } from '../../platform/http/identity.js';
 import { identityOf } from '../../platform/http/route-config.js';
 import { defineRoute, ERROR_PRESETS } from '../../platform/http/define-route.js';
 import { StatusMessageBody } from '../../platform/http/schemas.js';
-import { snmpTargetOfDevice } from './device-snmp.js';
+import { snmpTargetOfDevice } from './device-snmp.service.js';
 import type { DeviceRow } from './devices.repository.js';
 import {
   DeviceTextParams,

@@ -31,7 +31,7 @@ import {
   type CredentialRow,
   type DiscoveredHost,
 } from '../devices/index.js';
-import { hostChunks, hostCount } from './ipv4.js';
+import { hostChunks, hostCount } from './ipv4.rules.js';
 import {
   closeInterruptedSweeps,
   credIdsOfNet,
@@ -46,7 +46,7 @@ import {
   type LocalnetRow,
   type StatusCounters,
 } from './localnets.repository.js';
-import { DEFAULT_PORTSCAN_PORTS, openPorts } from './port-probe.js';
+import { DEFAULT_PORTSCAN_PORTS, openPorts } from './port.probe.js';
 
 export const DISCOVERY_KIND = 'discovery-sweep';
 export const SWEEP_CONCURRENCY = 1;

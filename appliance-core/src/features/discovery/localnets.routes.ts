@@ -19,7 +19,7 @@ import {
   toBool,
   UpdateLocalnetBody,
 } from './discovery.schema.js';
-import { ipv4ToNumber, MAX_RANGE } from './ipv4.js';
+import { ipv4ToNumber, MAX_RANGE } from './ipv4.rules.js';
 import {
   credIdsOf,
   deleteLocalnet,

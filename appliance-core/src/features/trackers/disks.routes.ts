@@ -22,7 +22,7 @@ import {
   MessageAnswer,
   StorageEstimate,
 } from './trackers.schema.js';
-import { TRACKER_ROUTE } from './tracker-access.js';
+import { TRACKER_ROUTE } from './trackers.access.js';
 import { Type } from '@sinclair/typebox';
 
 export function diskRoutes(app: App, disks: DiskTrackers): void {

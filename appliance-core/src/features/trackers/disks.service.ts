@@ -21,7 +21,7 @@ import {
   invalid,
   TrackerKind,
   type ErrorLog,
-} from './tracker-access.js';
+} from './trackers.access.js';
 import { toBool, type DiskSetBody } from './trackers.schema.js';
 
 export class DiskTrackers extends TrackerKind {

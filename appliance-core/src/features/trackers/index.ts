@@ -7,4 +7,4 @@ export { trackersRoutes } from './trackers.routes.js';
 export { TrackersService } from './trackers.service.js';
 export { registerTrackerWrites } from './trackers.writes.js';
 export { TrackersEngine, type TrackersEngineOptions } from './trackers.engine.js';
-export { registerTrackerWidgets } from './tracker-widgets.js';
+export { registerTrackerWidgets } from './trackers.widgets.js';

@@ -15,7 +15,7 @@ import {
   listInterfaceTrackers,
   updateInterfaceTracker,
 } from './interfaces.repository.js';
-import { deviceFieldsOf, TrackerKind } from './tracker-access.js';
+import { deviceFieldsOf, TrackerKind } from './trackers.access.js';
 import { toBool, type InterfaceSetBody } from './trackers.schema.js';
 
 const NOT_FOUND = 'Interface not found';

@@ -7,7 +7,7 @@ import type { App } from '../../platform/http/http-server.js';
 import { identityOf } from '../../platform/http/route-config.js';
 import { ErrorBody, ErrorsBody, LegacyFailureBody } from '../../platform/http/schemas.js';
 import type { LatencyTrackers } from './latency.service.js';
-import { TRACKER_ROUTE } from './tracker-access.js';
+import { TRACKER_ROUTE } from './trackers.access.js';
 import {
   DeviceLatency,
   HoursQuery,

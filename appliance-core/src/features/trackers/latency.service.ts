@@ -22,7 +22,7 @@ import {
   notFound,
   TrackerKind,
   type ErrorLog,
-} from './tracker-access.js';
+} from './trackers.access.js';
 import type { LatencySetBody } from './trackers.schema.js';
 
 const NOT_FOUND = 'ICMP ping configuration not found';

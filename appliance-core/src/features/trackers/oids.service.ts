@@ -18,7 +18,7 @@ import {
   serviceOidOf,
   updateOidTracker,
 } from './oids.repository.js';
-import { deviceFieldsOf, invalid, TrackerKind } from './tracker-access.js';
+import { deviceFieldsOf, invalid, TrackerKind } from './trackers.access.js';
 import {
   toBool,
   type OidDetail,

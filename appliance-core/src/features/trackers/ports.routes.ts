@@ -8,7 +8,7 @@ import type { App } from '../../platform/http/http-server.js';
 import { identityOf } from '../../platform/http/route-config.js';
 import { ErrorBody, ErrorsBody } from '../../platform/http/schemas.js';
 import type { PortTrackers } from './ports.service.js';
-import { TRACKER_ROUTE } from './tracker-access.js';
+import { TRACKER_ROUTE } from './trackers.access.js';
 import {
   DevicePort,
   HoursQuery,

@@ -17,7 +17,7 @@ import {
   updatePortTracker,
   type PortTrackerRow,
 } from './ports.repository.js';
-import { invalid, NO_PROBE, TrackerKind } from './tracker-access.js';
+import { invalid, NO_PROBE, TrackerKind } from './trackers.access.js';
 import { toBool, type PortSetBody } from './trackers.schema.js';
 
 const NOT_FOUND = 'Port not found';

@@ -19,7 +19,7 @@ import { OidTrackers } from './oids.service.js';
 import { portRoutes } from './ports.routes.js';
 import { PortTrackers } from './ports.service.js';
 import { serviceRoutes } from './services.routes.js';
-import { TrackerAccess } from './tracker-access.js';
+import { TrackerAccess } from './trackers.access.js';
 import type { TrackersService } from './trackers.service.js';
 import { widgetRoutes } from './widgets.routes.js';
 

@@ -44,9 +44,9 @@ import {
   portTrackersOfDevices,
   type PortTrackerRow,
 } from './ports.repository.js';
-import { notFound } from './tracker-access.js';
+import { notFound } from './trackers.access.js';
 import { DEVICE_RELATION_SCHEMAS, DEVICE_SECTION_SCHEMAS } from './trackers.schema.js';
-import { trackerCrawlHandler } from './tracker-crawl.js';
+import { trackerCrawlHandler } from './trackers.crawl.js';
 import { TrackerWrites } from './trackers.writes.js';
 
 /** What the trackers engine is told when a tracker changes through the API (no restart needed). */

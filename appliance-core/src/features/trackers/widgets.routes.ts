@@ -11,7 +11,7 @@ import { identityOf } from '../../platform/http/route-config.js';
 import { LegacyFailureBody } from '../../platform/http/schemas.js';
 import type { LatencyTrackers } from './latency.service.js';
 import type { PortTrackers } from './ports.service.js';
-import { TRACKER_ROUTE } from './tracker-access.js';
+import { TRACKER_ROUTE } from './trackers.access.js';
 import {
   GetLatencyTrackerBody,
   GetTcpTrackerBody,

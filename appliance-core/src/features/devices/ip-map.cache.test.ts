@@ -10,7 +10,7 @@ import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../../platform/db/database.js';
 import { migrate } from '../../platform/db/migrate.js';
-import { DeviceIpMap, ipKey, type DeviceIpSnapshot } from './device-ip-map.js';
+import { DeviceIpMap, ipKey, type DeviceIpSnapshot } from './ip-map.cache.js';
 
 let dir: string;
 let db: DB;

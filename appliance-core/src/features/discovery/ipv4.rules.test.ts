@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostChunks, hostCount, ipv4ToNumber, numberToIpv4 } from './ipv4.js';
+import { hostChunks, hostCount, ipv4ToNumber, numberToIpv4 } from './ipv4.rules.js';
 
 describe('IPv4 ranges', () => {
   it('parses dotted quads only', () => {

@@ -3,7 +3,7 @@
  * end-to-end crawl against snmpd is in devices/snmp.routes.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { parseDisks, parseInterfaces } from './tracker-crawl.js';
+import { parseDisks, parseInterfaces } from './trackers.crawl.js';
 import type { DecodedVarbind } from '../../platform/snmp/snmp.client.js';
 
 const vb = (oid: string, type: string, value: DecodedVarbind['value']): DecodedVarbind => ({
