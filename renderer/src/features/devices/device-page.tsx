@@ -15,14 +15,7 @@ import { WindowPicker } from '../../components/ui/window-picker.js';
 import { useCaller } from '../../lib/caller.js';
 import { parseTime } from '../../lib/format.js';
 import { usePrefs } from '../../lib/prefs.js';
-import {
-  deviceQuery,
-  type DiskTracker,
-  type InterfaceTracker,
-  type LatencyPoint,
-  type OidTracker,
-  type PortTracker,
-} from '../../lib/device-api.js';
+import { deviceQuery, type InterfaceTracker, type LatencyPoint } from '../../lib/device-api.js';
 import { DisksPanel, InterfacesPanel, LatencyPanel, PortsAndOids } from './device-charts.js';
 import { DeviceForm } from './device-form.js';
 import { TrackersPanel } from './trackers-panel.js';
@@ -91,7 +84,7 @@ export function Page() {
           <Stack gap="sm">
             <LatencyPanel points={ping} icmpingId={icmpingId} domain={domain} />
             <InterfacesPanel interfaces={d.interfaces as InterfaceTracker[]} domain={domain} />
-            <DisksPanel disks={d.disks as DiskTracker[]} />
+            <DisksPanel disks={d.disks} />
             {d.interfaces.length === 0 && d.disks.length === 0 ? (
               <Text size="sm" c="dimmed">
                 {d.enable_snmp
@@ -102,19 +95,15 @@ export function Page() {
           </Stack>
         </Tabs.Panel>
         <Tabs.Panel value="ports" pt="sm">
-          <PortsAndOids
-            ports={d.ports as PortTracker[]}
-            oids={d.oids as OidTracker[]}
-            domain={domain}
-          />
+          <PortsAndOids ports={d.ports} oids={d.oids} domain={domain} />
         </Tabs.Panel>
         <Tabs.Panel value="trackers" pt="sm">
           <TrackersPanel
             deviceId={id}
             label={d.label}
-            disks={d.disks as DiskTracker[]}
-            ports={d.ports as PortTracker[]}
-            oids={d.oids as OidTracker[]}
+            disks={d.disks}
+            ports={d.ports}
+            oids={d.oids}
             interfaces={d.interfaces as InterfaceTracker[]}
           />
         </Tabs.Panel>
