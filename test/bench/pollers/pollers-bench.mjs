@@ -129,7 +129,13 @@ export async function runPollersBench() {
       snmpd?.child.kill('SIGKILL');
       process.exit(2);
     },
-    (settings.durationS + 300) * 1000,
+    // The measured window, warm-up and stop, plus set-up time that grows with the counts (the OID
+    // trackers are created through the API while the appliance already polls the rest).
+    (settings.durationS +
+      300 +
+      Math.ceil((settings.latency + settings.ports) / 1000) * 3 +
+      Math.ceil(settings.snmp / 50)) *
+      1000,
   );
   try {
     // 1. Create the database (first start), stop, seed latency and port trackers directly.
@@ -208,6 +214,9 @@ export async function runPollersBench() {
       '1.3.6.1.2.1.2.2.1.8.1',
       '1.3.6.1.2.1.25.1.1.0',
     ];
+    log(
+      `appliance started with ${settings.latency} latency and ${settings.ports} port trackers; creating ${settings.snmp} OID trackers through the API`,
+    );
     let made = 0;
     for (const ip of snmpAddresses) {
       const dev = await call('POST', `${appliance.url}/api/device/set`, {
