@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from './database.js';
 import { loadMigrations, migrate, MigrationError } from './migrate.js';
@@ -76,14 +79,36 @@ describe('migrations', () => {
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'a'").get()).toBeUndefined();
   });
 
-  it('keeps the STRICT, foreign-key and WAL settings', () => {
-    const db = openDatabase(':memory:');
-    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
-    migrate(db, 1);
-    const strict = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'users'").get() as {
-      sql: string;
-    };
-    expect(strict.sql).toMatch(/STRICT/);
+  it('keeps the STRICT, foreign-key and WAL settings: a file database, every table', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'migrate-test-'));
+    try {
+      const db = openDatabase(path.join(dir, 'appliance.db'));
+      migrate(db, 1);
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+      const tables = (
+        db
+          .prepare("SELECT name, type, strict FROM pragma_table_list WHERE schema = 'main'")
+          .all() as {
+          name: string;
+          type: string;
+          strict: number;
+        }[]
+      ).filter((t) => t.type === 'table' && !t.name.startsWith('sqlite_'));
+      expect(tables.length).toBeGreaterThanOrEqual(40);
+      expect(tables.filter((t) => t.strict !== 1).map((t) => t.name)).toEqual([]);
+      // A row that breaks a declared foreign key is refused on this connection.
+      expect(() =>
+        db.prepare('INSERT INTO device_tags (device_id, tag_id) VALUES (999999, 999999)').run(),
+      ).toThrow(/FOREIGN KEY/);
+      db.close();
+      // WAL is a property of the file: a second connection sees it too.
+      const again = openDatabase(path.join(dir, 'appliance.db'), { readonly: true });
+      expect(again.pragma('journal_mode', { simple: true })).toBe('wal');
+      again.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -3,6 +3,7 @@
  * (spec part 1, Authentication 8). One hash at the default strength (~0.4 s) is shared; the other
  * cases use cheap parameters, which verifyPassword reads back from the stored string.
  */
+import crypto from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_SCRYPT,
@@ -26,6 +27,26 @@ describe('hashPassword / verifyPassword', () => {
     expect(DEFAULT_SCRYPT).toEqual({ N: 131072, r: 8, p: 1 });
     expect(strong.startsWith('scrypt$131072$8$1$')).toBe(true);
     expect(strong).toMatch(new RegExp(`^scrypt\\$131072\\$8\\$1\\$${B64URL}{22}\\$${B64URL}{43}$`));
+  });
+
+  it('stores the scrypt key of the NFKC password under the stored salt (known answer from node:crypto)', async () => {
+    const check = (hash: string, password: string) => {
+      const [, N, r, p, salt, key] = hash.split('$');
+      const expected = crypto.scryptSync(
+        password.normalize('NFKC'),
+        Buffer.from(salt, 'base64url'),
+        32,
+        {
+          N: Number(N),
+          r: Number(r),
+          p: Number(p),
+          maxmem: 256 * Number(N) * Number(r),
+        },
+      );
+      expect(Buffer.from(key, 'base64url').equals(expected)).toBe(true);
+    };
+    check(strong, 'Correct-Horse-1');
+    check(await hashPassword('ﬁre-Ｓｔａｒ-9', CHEAP), 'ﬁre-Ｓｔａｒ-9');
   });
 
   it('verifies the right password and refuses a wrong one (round trip at the default strength)', async () => {
