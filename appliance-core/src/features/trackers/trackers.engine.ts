@@ -199,6 +199,12 @@ export class TrackersEngine implements TrackerChanges {
     this.scheduler.remove(`${kind}:${id}`);
   }
 
+  /** The polling interval (s) the scheduler holds for a tracker; undefined when it is not scheduled. */
+  scheduledInterval(kind: PolledKind, id: number): number | undefined {
+    const ms = this.scheduler.intervalOf(`${kind}:${id}`);
+    return ms === undefined ? undefined : ms / 1000;
+  }
+
   private upsertJob(kind: PolledKind, id: number, intervalSeconds: number): void {
     const schedulerKind =
       kind === 'latency' ? 'tracker-icmp' : kind === 'port' ? 'tracker-tcp' : 'tracker-snmp';

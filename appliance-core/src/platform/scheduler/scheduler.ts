@@ -205,6 +205,12 @@ export class Scheduler {
     return this.entries.has(id);
   }
 
+  /** The interval of an interval job; undefined for a cron job or an unknown id. */
+  intervalOf(id: string): number | undefined {
+    const cadence = this.entries.get(id)?.cadence;
+    return cadence && 'intervalMs' in cadence ? cadence.intervalMs : undefined;
+  }
+
   async start(): Promise<void> {
     this.started = true;
     this.arm();

@@ -31,7 +31,14 @@ describe('hashPassword / verifyPassword', () => {
 
   it('stores the scrypt key of the NFKC password under the stored salt (known answer from node:crypto)', async () => {
     const check = (hash: string, password: string) => {
-      const [, N, r, p, salt, key] = hash.split('$');
+      const [, N, r, p, salt, key] = hash.split('$') as [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
       const expected = crypto.scryptSync(
         password.normalize('NFKC'),
         Buffer.from(salt, 'base64url'),
