@@ -10,6 +10,7 @@ import {
   type DeviceScopeResolver,
 } from './scoping.js';
 import { openDatabase } from '../db/database.js';
+import { migrate } from '../db/migrate.js';
 
 const who = (tagIds: number[] | null): Identity => ({
   user: {
@@ -65,6 +66,21 @@ describe('tag scoping', () => {
     expect(ids(who([20]))).toEqual([2]);
     expect(ids(who([]))).toEqual([]);
     expect(() => deviceScopeSql(who([1]), 'd.id; DROP TABLE x')).toThrow();
+  });
+
+  it('is answered from the device_tags primary key on the real schema (no scan of device_tags)', () => {
+    const db = openDatabase(':memory:');
+    migrate(db, 1);
+    const scope = deviceScopeSql(who([20]), 'd.id');
+    const plan = (
+      db
+        .prepare(`EXPLAIN QUERY PLAN SELECT d.id FROM devices d WHERE ${scope.sql}`)
+        .all(...scope.params) as { detail: string }[]
+    )
+      .map((r) => r.detail)
+      .join('\n');
+    expect(plan).toMatch(/SEARCH st (EXISTS )?USING PRIMARY KEY \(device_id=\? AND tag_id=\?\)/);
+    expect(plan).not.toMatch(/SCAN st/);
   });
 });
 
