@@ -300,18 +300,25 @@ describe('start-up failures give one clear line and exit code 1', () => {
     );
   });
 
-  // As root the appliance could write anywhere, so the check runs it as `nobody`.
-  it.runIf(process.getuid?.() === 0 && havePeer('runuser', 'util-linux'))(
-    'a data dir the appliance user may not write',
-    async () => {
-      const dataDir = tempDir();
-      fs.chmodSync(dataDir, 0o755);
-      const run = runServer({ APPLIANCE_DATA_DIR: dataDir }, [], {
-        command: [findProgram('runuser') as string, '-u', 'nobody', '--'],
-      });
+  // As root the appliance could write anywhere, so the check runs it as `nobody`; as another
+  // user it runs directly against a directory that user may not write (never skipped).
+  it('a data dir the appliance user may not write', async () => {
+    const dataDir = tempDir();
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot && !havePeer('runuser', 'util-linux'))
+      throw new Error('runuser (util-linux) is needed to run this check as nobody');
+    fs.chmodSync(dataDir, asRoot ? 0o755 : 0o555);
+    try {
+      const run = runServer(
+        { APPLIANCE_DATA_DIR: dataDir },
+        [],
+        asRoot ? { command: [findProgram('runuser') as string, '-u', 'nobody', '--'] } : {},
+      );
       await expectOneLineFailure(run, /data directory .* is not usable \(EACCES\)/);
-    },
-  );
+    } finally {
+      fs.chmodSync(dataDir, 0o700);
+    }
+  });
 
   it('bad configuration lists every bad key', async () => {
     const run = runServer({ APPLIANCE_DATA_DIR: tempDir(), APPLIANCE_HTTPS_PORT: 'https' }, [

@@ -1,7 +1,8 @@
 /**
  * A real SNMP agent (Debian's snmpd) for tests: started on a free UDP port of one or more
  * loopback addresses, with a v1/v2c community and SNMPv3 users, waited for until it answers,
- * and stopped by its process id. Guard tests with `havePeer('snmpd', 'snmpd')`.
+ * and stopped by its process id. Guard tests with `havePeer('snmpd', 'snmpd')`; starting one also
+ * requires the net-snmp command-line clients (`snmpget`, `snmpwalk`: Debian package `snmp`).
  *
  *   const agent = await startSnmpd({ users: [{ name: 'monuser', level: 'authPriv', auth: 'SHA', authPass: 'authpass123', priv: 'AES', privPass: 'privpass123' }] });
  *   ... agent.port, agent.community ...
@@ -146,6 +147,13 @@ function answers(
 export async function startSnmpd(options: SnmpdOptions = {}): Promise<Snmpd> {
   const program = findProgram('snmpd');
   if (!program) throw new Error('snmpd is not installed (Debian package: snmpd)');
+  // The harness waits for the agent with snmpget and tests read it back with snmpwalk: a missing
+  // client is named here rather than failing later as "agent did not answer".
+  for (const client of ['snmpget', 'snmpwalk'])
+    if (!findProgram(client))
+      throw new Error(
+        `${client} is not installed (Debian package: snmp; run npm run setup:debian)`,
+      );
   const addresses = options.addresses ?? ['127.0.0.1'];
   for (const address of addresses)
     if (!address.startsWith('127.'))
