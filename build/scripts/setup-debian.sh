@@ -12,10 +12,10 @@ PACKAGES=(
   fping iputils-ping mtr-tiny traceroute iputils-tracepath nmap iperf3 whois netcat-openbsd socat
   # packet capture (cap builds against libpcap) and capture checks
   libpcap-dev tcpdump
-  # real peers for integration tests: SNMP agent, LDAP directory, NetFlow exporter/collector
-  snmpd snmp slapd ldap-utils softflowd nfdump
-  # SMTP sink for notification tests
-  python3-aiosmtpd
+  # SNMP agent and clients: real peers of the device, tracker and tool tests
+  snmpd snmp
+  # peers of features to come (directory, flows, mail); no test uses them yet
+  slapd ldap-utils softflowd nfdump python3-aiosmtpd
   # console end-to-end tests: Playwright drives Debian's Chromium
   chromium fonts-dejavu-core
 )

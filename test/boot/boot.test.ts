@@ -10,6 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
+import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCore } from '../harness/build-core.js';
@@ -179,7 +180,7 @@ describe('the ready report', () => {
 });
 
 describe('second start on the same data dir', () => {
-  it('keeps users, tokens and the admin password, and prints no new password', async () => {
+  it('keeps users, tokens (with the last use SIGTERM flushed) and the admin password, and prints no new password', async () => {
     const dataDir = tempDir();
     const env = { APPLIANCE_DATA_DIR: dataDir, APPLIANCE_ADMIN_PASSWORD: 'First-Passw0rd' };
     const first = await startServer(env);
@@ -213,8 +214,20 @@ describe('second start on the same data dir', () => {
         login.body.access_token,
       );
       expect(user.body).toEqual({ status: 201 });
+      // A use of the token right before SIGTERM: its last_used_at is batched in memory (written
+      // every 5 s), so only the flush at shutdown can have stored it.
+      expect((await call(first.url, 'GET', '/api/me', undefined, pat)).status).toBe(200);
     } finally {
       expect((await stopServer(first)).code).toBe(0);
+    }
+    const db = new Database(path.join(dataDir, 'appliance.db'), { readonly: true });
+    try {
+      const row = db
+        .prepare("SELECT last_used_at FROM access_tokens WHERE name = 'kept across restarts'")
+        .get() as { last_used_at: number | null };
+      expect(row.last_used_at).toEqual(expect.any(Number));
+    } finally {
+      db.close();
     }
     const cert = fs.readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8');
 
