@@ -1,7 +1,14 @@
+import { fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
 
 import { describe, expect, it } from 'vitest';
+
+import { buildCore } from '../../test/harness/build-core.js';
+import { SERVER } from '../../test/harness/process.js';
 
 import {
   CoreSupervisor,
@@ -141,6 +148,50 @@ describe('CoreSupervisor', () => {
       { type: 'ready', url: 'https://127.0.0.1:40123', certSha256: FINGERPRINT, ports: {} },
     ]);
   });
+
+  it('accepts the ready message the real appliance-core/dist/server.js posts', async () => {
+    // The message comes from the real server (forked with an IPC channel, as utilityProcess.fork
+    // gives it one), not from a copy of its shape in this file.
+    buildCore();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'supervisor-ready-'));
+    const child = fork(SERVER, [], {
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        APPLIANCE_DATA_DIR: dataDir,
+        APPLIANCE_BIND: '127.0.0.1',
+        APPLIANCE_HTTPS_PORT: '0',
+        APPLIANCE_SYSLOG_PORT: '0',
+        APPLIANCE_NETFLOW_PORT: '0',
+        APPLIANCE_ADMIN_PASSWORD: 'Ready-Passw0rd',
+        APPLIANCE_LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    });
+    let real: unknown;
+    try {
+      real = await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no ready message within 30 s')), 30_000);
+        child.on('message', (message) => {
+          clearTimeout(timer);
+          resolve(message);
+        });
+        child.on('exit', (code) => reject(new Error(`server exited with ${code} before ready`)));
+      });
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) =>
+        child.exitCode !== null ? resolve(null) : child.once('exit', resolve),
+      );
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+    expect(isCoreReadyMessage(real)).toBe(true);
+    const { supervisor, latest } = setup();
+    const started = supervisor.start();
+    latest().emit('message', real);
+    const { type: _type, ...ready } = real as Record<string, unknown>;
+    await expect(started).resolves.toEqual(ready);
+    expect(supervisor.state).toBe('ready');
+  }, 60_000);
 
   it('refuses to be started twice', async () => {
     const { supervisor, latest } = setup();
