@@ -310,6 +310,7 @@ export default defineConfig(
     '.tsbuild/',
     'coverage/',
     'test-results/',
+    '.stryker-tmp/',
     'data/',
     '.appliance-data/',
     'out/',

@@ -10,7 +10,7 @@ export default defineConfig({
       // Console component tests: each file opts into a DOM (// @vitest-environment happy-dom).
       'renderer/src/**/*.test.{ts,tsx}',
     ],
-    exclude: ['**/node_modules/**', '**/dist/**'],
+    exclude: ['**/node_modules/**', '**/dist/**', '.stryker-tmp/**'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,
