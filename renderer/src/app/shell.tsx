@@ -18,7 +18,7 @@ import {
   useComputedColorScheme,
   useMantineColorScheme,
 } from '@mantine/core';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Suspense, useState } from 'react';
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 
@@ -53,6 +53,13 @@ function ThemeSwitch() {
   );
 }
 
+/** The appliance's hostname for the header (the router's root loader starts it). */
+export const informationQuery = queryOptions({
+  queryKey: ['information'],
+  queryFn: () => api.post<Information>('/api/information', undefined, { anonymous: true }),
+  staleTime: Infinity,
+});
+
 export function Shell() {
   const token = useSession((s) => s.token);
   const user = useSession((s) => s.user);
@@ -64,12 +71,7 @@ export function Shell() {
   const toggleNav = usePrefs((s) => s.toggleNav);
   const [paletteOpen, setPaletteOpen] = useState(false);
   const [helpOpen, setHelpOpen] = useState(false);
-  const info = useQuery({
-    queryKey: ['information'],
-    queryFn: () => api.post<Information>('/api/information', undefined, { anonymous: true }),
-    staleTime: Infinity,
-    enabled: token !== null,
-  });
+  const info = useQuery({ ...informationQuery, enabled: token !== null });
   useGlobalShortcuts({
     openPalette: () => setPaletteOpen(true),
     openHelp: () => setHelpOpen(true),
