@@ -60,6 +60,25 @@ export const informationQuery = queryOptions({
   staleTime: Infinity,
 });
 
+function DensitySwitch() {
+  const density = usePrefs((s) => s.density);
+  const setDensity = usePrefs((s) => s.setDensity);
+  const next = density === 'compact' ? 'comfortable' : 'compact';
+  return (
+    <Tooltip label={`Switch to ${next} tables`}>
+      <ActionIcon
+        aria-label={`Switch to ${next} tables`}
+        data-testid="density-switch"
+        data-density={density}
+        onClick={() => setDensity(next)}
+        size="md"
+      >
+        {density === 'compact' ? '≣' : '≡'}
+      </ActionIcon>
+    </Tooltip>
+  );
+}
+
 export function Shell() {
   const token = useSession((s) => s.token);
   const user = useSession((s) => s.user);
@@ -131,6 +150,7 @@ export function Shell() {
             </Group>
           </UnstyledButton>
           <Group gap="xs" wrap="nowrap">
+            <DensitySwitch />
             <ThemeSwitch />
             <Menu position="bottom-end" withinPortal>
               <Menu.Target>
