@@ -166,7 +166,7 @@ export function Page() {
       cols.push({
         id: 'actions',
         header: '',
-        size: 44,
+        size: 52,
         // A plain button per row; the menu (a floating element) exists only for the row whose
         // button was pressed.
         cell: (d) => {
