@@ -10,7 +10,6 @@ import {
   Menu,
   SegmentedControl,
   Select,
-  Text,
   TextInput,
 } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
@@ -101,9 +100,7 @@ export function Page() {
         sortValue: (d) => pingOf(d)?.latency ?? null,
         cell: (d) =>
           pingMap === undefined ? (
-            <Text size="xs" c="dimmed">
-              …
-            </Text>
+            <span className="console-cell-dimmed">…</span>
           ) : (
             <StatusBadge latency={pingOf(d)?.latency ?? null} tooltip={false} />
           ),
@@ -154,9 +151,7 @@ export function Page() {
               </Badge>
             ))}
             {d.tags.length > 3 ? (
-              <Text size="xs" c="dimmed">
-                +{d.tags.length - 3}
-              </Text>
+              <span className="console-cell-dimmed">+{d.tags.length - 3}</span>
             ) : null}
           </Group>
         ),
