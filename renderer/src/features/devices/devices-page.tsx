@@ -3,15 +3,7 @@
  * API (search, status, tag), with status, latency and loss from the latency trackers. Read-only
  * for `overwatch`; add, edit, recrawl and delete need `write_devices`.
  */
-import {
-  Badge,
-  Button,
-  Group,
-  Menu,
-  SegmentedControl,
-  Select,
-  TextInput,
-} from '@mantine/core';
+import { Badge, Button, Group, Menu, SegmentedControl, Select, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
