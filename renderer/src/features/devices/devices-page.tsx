@@ -88,7 +88,7 @@ export function Page() {
       {
         id: 'status',
         header: 'Status',
-        size: 88,
+        size: 100,
         sortValue: (d) => pingOf(d)?.latency ?? null,
         cell: (d) =>
           pingMap === undefined ? (
