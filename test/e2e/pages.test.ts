@@ -59,6 +59,19 @@ const PAGES: { name: string; path: string; ready: string; act?: (page: Page) => 
       },
     },
     {
+      // The device's trackers as widgets (titles carry the device's text), one of them pinned.
+      name: 'device-widgets',
+      path: '/devices/{xss}',
+      ready: 'Latency and loss',
+      act: async (page) => {
+        await page.getByRole('tab', { name: 'Widgets' }).click();
+        await page.getByTestId('widget').first().waitFor();
+        if ((await page.getByTestId('pinned-widgets').count()) === 0)
+          await page.getByTestId('pin-widget').first().click();
+        await page.getByTestId('pinned-widgets').waitFor();
+      },
+    },
+    {
       name: 'device-edit',
       path: '/devices/{xss}',
       ready: 'Latency and loss',
@@ -88,6 +101,18 @@ const PAGES: { name: string; path: string; ready: string; act?: (page: Page) => 
         await page.keyboard.press('Control+k');
         await page.getByLabel('Search', { exact: true }).fill('127.0.0.3');
         await page.getByRole('option').first().waitFor();
+      },
+    },
+    {
+      // Last: the density is remembered for the pages after it.
+      name: 'devices-comfortable',
+      path: '/devices',
+      ready: 'Devices',
+      act: async (page) => {
+        await page.keyboard.press('Escape');
+        const toggle = page.getByTestId('density-switch');
+        if ((await toggle.getAttribute('data-density')) === 'compact') await toggle.click();
+        await page.locator('[data-testid="virtual-table"][data-density="comfortable"]').waitFor();
       },
     },
   ];

@@ -6,19 +6,22 @@ import './console.css';
 import { localStorageColorSchemeManager, MantineProvider } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryClientProvider } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { RouterProvider } from 'react-router';
 
 import { cspNonce } from '../lib/csp-nonce.js';
 import { createQueryClient } from '../lib/query-client.js';
 import { createConsoleRouter } from './router.js';
-import { theme } from './theme.js';
+import { usePrefs } from '../lib/prefs.js';
+import { themeFor } from './theme.js';
 
 const colorSchemeManager = localStorageColorSchemeManager({ key: 'console.color-scheme' });
 
 export function App() {
   const [queryClient] = useState(createQueryClient);
   const [router] = useState(() => createConsoleRouter(queryClient));
+  const density = usePrefs((s) => s.density);
+  const theme = useMemo(() => themeFor(density), [density]);
   return (
     <MantineProvider
       theme={theme}

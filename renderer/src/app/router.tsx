@@ -6,9 +6,10 @@ import type { QueryClient } from '@tanstack/react-query';
 import { createBrowserRouter, type RouteObject } from 'react-router';
 
 import { RouteError } from '../components/ui/route-error.js';
-import { devicesQuery } from '../lib/devices-api.js';
+import { callerQuery } from '../lib/caller.js';
+import { devicesQuery, pingQuery } from '../lib/devices-api.js';
 import { useSession } from '../lib/session.js';
-import { Shell } from './shell.js';
+import { informationQuery, Shell } from './shell.js';
 
 type PageModule = { Page: React.ComponentType };
 const page = (load: () => Promise<PageModule>) => async () => ({ Component: (await load()).Page });
@@ -37,14 +38,26 @@ export function consoleRoutes(queryClient: QueryClient | null = null): RouteObje
     {
       path: '/',
       element: <Shell />,
+      // The shell's own queries start with the navigation, beside the page's (never after the
+      // page's first render: a big page would hold them back).
+      loader: prefetch(queryClient, (client) =>
+        Promise.all([client.prefetchQuery(callerQuery), client.prefetchQuery(informationQuery)]),
+      ),
       errorElement: <RouteError />,
       children: [
         { index: true, lazy: page(() => import('../features/overview/overview-page.js')) },
         {
           path: 'devices',
-          loader: prefetch(queryClient, (client, url) =>
-            client.prefetchQuery(devicesQuery(filterOf(url.searchParams))),
-          ),
+          // The list first, then at once the slower status query (before the rows render, not
+          // after): the appliance serves one request at a time per core.
+          loader: prefetch(queryClient, async (client, url) => {
+            const filter = filterOf(url.searchParams);
+            await client.prefetchQuery(devicesQuery(filter));
+            await client.prefetchQuery(pingQuery(filter));
+          }),
+          // Typing in the search box changes the URL on every key: the page's debounced queries
+          // follow the filter, the loader only the arrival on the page.
+          shouldRevalidate: ({ currentUrl, nextUrl }) => currentUrl.pathname !== nextUrl.pathname,
           lazy: page(() => import('../features/devices/devices-page.js')),
         },
         { path: 'devices/:id', lazy: page(() => import('../features/devices/device-page.js')) },

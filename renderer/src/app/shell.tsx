@@ -18,7 +18,7 @@ import {
   useComputedColorScheme,
   useMantineColorScheme,
 } from '@mantine/core';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Suspense, useState } from 'react';
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 
@@ -53,6 +53,32 @@ function ThemeSwitch() {
   );
 }
 
+/** The appliance's hostname for the header (the router's root loader starts it). */
+export const informationQuery = queryOptions({
+  queryKey: ['information'],
+  queryFn: () => api.post<Information>('/api/information', undefined, { anonymous: true }),
+  staleTime: Infinity,
+});
+
+function DensitySwitch() {
+  const density = usePrefs((s) => s.density);
+  const setDensity = usePrefs((s) => s.setDensity);
+  const next = density === 'compact' ? 'comfortable' : 'compact';
+  return (
+    <Tooltip label={`Switch to ${next} tables`}>
+      <ActionIcon
+        aria-label={`Switch to ${next} tables`}
+        data-testid="density-switch"
+        data-density={density}
+        onClick={() => setDensity(next)}
+        size="md"
+      >
+        {density === 'compact' ? '≣' : '≡'}
+      </ActionIcon>
+    </Tooltip>
+  );
+}
+
 export function Shell() {
   const token = useSession((s) => s.token);
   const user = useSession((s) => s.user);
@@ -64,12 +90,7 @@ export function Shell() {
   const toggleNav = usePrefs((s) => s.toggleNav);
   const [paletteOpen, setPaletteOpen] = useState(false);
   const [helpOpen, setHelpOpen] = useState(false);
-  const info = useQuery({
-    queryKey: ['information'],
-    queryFn: () => api.post<Information>('/api/information', undefined, { anonymous: true }),
-    staleTime: Infinity,
-    enabled: token !== null,
-  });
+  const info = useQuery({ ...informationQuery, enabled: token !== null });
   useGlobalShortcuts({
     openPalette: () => setPaletteOpen(true),
     openHelp: () => setHelpOpen(true),
@@ -129,6 +150,7 @@ export function Shell() {
             </Group>
           </UnstyledButton>
           <Group gap="xs" wrap="nowrap">
+            <DensitySwitch />
             <ThemeSwitch />
             <Menu position="bottom-end" withinPortal>
               <Menu.Target>

@@ -3,7 +3,7 @@
  * without `users` get only their own row, `self_only`). The UI hides actions the caller lacks;
  * the appliance still decides, and a refusal shows its message (api-client.ts).
  */
-import { useQuery } from '@tanstack/react-query';
+import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, type ApiResult } from './api-client.js';
 import { keys } from './query-keys.js';
 import { useSession } from './session.js';
@@ -33,6 +33,13 @@ export function fetchUsers(): Promise<UsersAnswer> {
   return api.get<UsersAnswer>('/api/getUsers');
 }
 
+/** The caller's own getUsers answer (the router's root loader starts it with the first page). */
+export const callerQuery = queryOptions({
+  queryKey: keys.me.users,
+  queryFn: fetchUsers,
+  staleTime: 60_000,
+});
+
 export interface Caller {
   user: UserRow | null;
   loading: boolean;
@@ -53,12 +60,7 @@ export function permits(user: UserRow | null, permission: Permission): boolean {
 
 export function useCaller(): Caller {
   const token = useSession((s) => s.token);
-  const query = useQuery({
-    queryKey: keys.me.users,
-    queryFn: fetchUsers,
-    enabled: token !== null,
-    staleTime: 60_000,
-  });
+  const query = useQuery({ ...callerQuery, enabled: token !== null });
   const user = callerFrom(query.data);
   return {
     user,

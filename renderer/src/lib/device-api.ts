@@ -130,3 +130,37 @@ export function latencyTrackerOf(deviceId: number) {
     },
   });
 }
+
+/**
+ * A device's trackers as widgets with the caller's saved layout and pinned widgets
+ * (GET /api/getDeviceTrackers, `devices`); null when the device has no trackers (HTTP 204).
+ */
+export type DeviceWidgetsAnswer = ApiResult<'/api/getDeviceTrackers', 'get'>;
+
+export function deviceWidgetsQuery(deviceId: number) {
+  return queryOptions({
+    queryKey: keys.devices.widgets(deviceId),
+    queryFn: ({ signal }) =>
+      api.get<DeviceWidgetsAnswer | null>('/api/getDeviceTrackers', {
+        query: { deviceId },
+        signal,
+      }),
+    staleTime: 60_000,
+  });
+}
+
+export function saveDeviceLayouts(deviceId: number, layouts: object): Promise<unknown> {
+  return api.post('/api/setDeviceLayouts', { deviceId, layouts });
+}
+
+export function saveDevicePinnedWidgets(
+  deviceId: number,
+  pinnedWidgets: string[],
+): Promise<unknown> {
+  return api.post('/api/setDevicePinnedWidgets', { deviceId, pinnedWidgets });
+}
+
+/** Forgets the saved layout (pinned widgets stay). The API answers 404 when none was saved. */
+export function deleteDeviceLayouts(deviceId: number): Promise<unknown> {
+  return api.post('/api/deleteDeviceLayouts', { deviceId });
+}

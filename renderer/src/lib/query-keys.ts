@@ -25,6 +25,7 @@ export const keys = {
     tags: ['devices', 'tags'] as const,
     profiles: ['devices', 'profiles'] as const,
     lastWalk: (id: number) => ['devices', 'walk', id] as const,
+    widgets: (id: number) => ['devices', 'widgets', id] as const,
   },
   trackers: {
     all: ['trackers'] as const,

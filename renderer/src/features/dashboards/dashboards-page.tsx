@@ -3,15 +3,11 @@
  * device-status summary); drag and resize (react-grid-layout); every change is saved through
  * setDashboards, so a reload finds the dashboard unchanged.
  */
-import 'react-grid-layout/css/styles.css';
-import 'react-resizable/css/styles.css';
-
 import {
   ActionIcon,
   Button,
   Group,
   Modal,
-  Paper,
   Select,
   Stack,
   Tabs,
@@ -21,11 +17,11 @@ import {
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import GridLayout, { WidthProvider, type Layout } from 'react-grid-layout';
 import { useNavigate, useParams } from 'react-router';
 
 import { EmptyState, ErrorNotice, errorText, RowsSkeleton } from '../../components/ui/feedback.js';
 import { PageHeader } from '../../components/ui/page-header.js';
+import { WidgetGrid } from '../../components/ui/widget-grid.js';
 import { WindowPicker } from '../../components/ui/window-picker.js';
 import { api } from '../../lib/api-client.js';
 import { useCaller } from '../../lib/caller.js';
@@ -44,9 +40,6 @@ import {
   type WidgetKind,
 } from './dashboard-model.js';
 import { WidgetBody, WidgetTitle } from './widgets.js';
-
-const Grid = WidthProvider(GridLayout);
-const ROW_HEIGHT = 56;
 
 function AddWidget({
   onAdd,
@@ -258,48 +251,27 @@ export function Page() {
         </EmptyState>
       ) : null}
       {current && widgets.length ? (
-        <Grid
-          className="console-grid"
+        <WidgetGrid
+          label={`Dashboard ${current}`}
           layout={layout}
-          cols={12}
-          rowHeight={ROW_HEIGHT}
-          margin={[8, 8]}
-          containerPadding={[0, 0]}
-          draggableHandle=".console-widget-handle"
-          draggableCancel=".console-widget-drag-cancel"
-          onLayoutChange={(next: Layout[]) => {
-            const cleaned = layoutOf(next);
-            if (JSON.stringify(cleaned) !== JSON.stringify(layoutOf(layout)))
-              commit({ ...doc, layouts: { ...doc.layouts, [current]: cleaned } }, false);
+          onArrange={(next) => {
+            if (JSON.stringify(next) !== JSON.stringify(layoutOf(layout)))
+              commit({ ...doc, layouts: { ...doc.layouts, [current]: next } }, false);
           }}
-        >
-          {widgets.map((w) => {
-            const item = layout.find((l) => l.i === w.i);
-            const height = Math.max(80, (item?.h ?? 4) * (ROW_HEIGHT + 8) - 8 - 44);
-            return (
-              <div key={w.i} data-testid="widget">
-                <Paper withBorder p="xs" h="100%">
-                  <Group
-                    justify="space-between"
-                    className="console-widget-handle"
-                    mb={4}
-                    wrap="nowrap"
-                  >
-                    <WidgetTitle widget={w} />
-                    <ActionIcon
-                      className="console-widget-drag-cancel"
-                      aria-label={`Remove ${w.title}`}
-                      onClick={() => commit(removeWidget(doc, current, w.i))}
-                    >
-                      ✕
-                    </ActionIcon>
-                  </Group>
-                  <WidgetBody widget={w} height={height} />
-                </Paper>
-              </div>
-            );
-          })}
-        </Grid>
+          widgets={widgets.map((w) => ({
+            i: w.i,
+            title: <WidgetTitle widget={w} />,
+            actions: (
+              <ActionIcon
+                aria-label={`Remove ${w.title}`}
+                onClick={() => commit(removeWidget(doc, current, w.i))}
+              >
+                ✕
+              </ActionIcon>
+            ),
+            body: (height) => <WidgetBody widget={w} height={height} />,
+          }))}
+        />
       ) : null}
       {adding && current ? (
         <AddWidget

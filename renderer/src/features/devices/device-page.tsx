@@ -15,9 +15,15 @@ import { WindowPicker } from '../../components/ui/window-picker.js';
 import { useCaller } from '../../lib/caller.js';
 import { parseTime } from '../../lib/format.js';
 import { usePrefs } from '../../lib/prefs.js';
-import { deviceQuery, type InterfaceTracker, type LatencyPoint } from '../../lib/device-api.js';
+import {
+  deviceQuery,
+  deviceWidgetsQuery,
+  type InterfaceTracker,
+  type LatencyPoint,
+} from '../../lib/device-api.js';
 import { DisksPanel, InterfacesPanel, LatencyPanel, PortsAndOids } from './device-charts.js';
 import { DeviceForm } from './device-form.js';
+import { DeviceWidgets, PinnedWidgets } from './device-widgets.js';
 import { TrackersPanel } from './trackers-panel.js';
 import { WalkPanel } from './walk-panel.js';
 
@@ -28,6 +34,12 @@ export function Page() {
   const [editing, setEditing] = useState(false);
   const [tab, setTab] = useState<string | null>('charts');
   const device = useQuery({ ...deviceQuery(id, window), enabled: Number.isInteger(id) });
+  // Layouts and pins are the caller's own, behind `devices` (the page shows none of it otherwise).
+  const seesWidgets = caller.can('devices');
+  const widgets = useQuery({
+    ...deviceWidgetsQuery(id),
+    enabled: Number.isInteger(id) && seesWidgets,
+  });
   const d = device.data;
   const ping = (d?.ping ?? []) as LatencyPoint[];
   const lastPing = ping[ping.length - 1];
@@ -73,9 +85,17 @@ export function Page() {
           </Button>
         ) : null}
       </PageHeader>
+      {seesWidgets ? (
+        <PinnedWidgets deviceId={id} device={d} domain={domain} widgets={widgets} />
+      ) : null}
       <Tabs value={tab} onChange={setTab} keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="charts">Charts</Tabs.Tab>
+          {seesWidgets ? (
+            <Tabs.Tab value="widgets" data-testid="widgets-tab">
+              Widgets
+            </Tabs.Tab>
+          ) : null}
           <Tabs.Tab value="ports">Ports and OIDs</Tabs.Tab>
           {caller.can('write_devices') ? <Tabs.Tab value="trackers">Trackers</Tabs.Tab> : null}
           {caller.can('tools') ? <Tabs.Tab value="walk">SNMP walk</Tabs.Tab> : null}
@@ -93,6 +113,9 @@ export function Page() {
               </Text>
             ) : null}
           </Stack>
+        </Tabs.Panel>
+        <Tabs.Panel value="widgets" pt="sm">
+          <DeviceWidgets deviceId={id} device={d} domain={domain} widgets={widgets} />
         </Tabs.Panel>
         <Tabs.Panel value="ports" pt="sm">
           <PortsAndOids ports={d.ports} oids={d.oids} domain={domain} />

@@ -3,29 +3,17 @@
  * API (search, status, tag), with status, latency and loss from the latency trackers. Read-only
  * for `overwatch`; add, edit, recrawl and delete need `write_devices`.
  */
-import {
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  Menu,
-  SegmentedControl,
-  Select,
-  Text,
-  TextInput,
-  ActionIcon,
-} from '@mantine/core';
+import { Badge, Button, Group, Menu, SegmentedControl, Select, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 
 import { EmptyState, ErrorNotice, errorText, RowsSkeleton } from '../../components/ui/feedback.js';
 import { PageHeader } from '../../components/ui/page-header.js';
 import { StatusBadge } from '../../components/ui/status.js';
-import { VirtualTable } from '../../components/ui/virtual-table.js';
+import { VirtualTable, type Column } from '../../components/ui/virtual-table.js';
 import { useCaller } from '../../lib/caller.js';
 import { formatMs, formatPercent } from '../../lib/format.js';
 import { keys } from '../../lib/query-keys.js';
@@ -51,14 +39,16 @@ export function Page() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<number | 'new' | null>(null);
+  const [menuFor, setMenuFor] = useState<number | null>(null);
   const filter = { search: debounced || undefined, status, tag };
   const devices = useQuery({ ...devicesQuery(filter), placeholderData: (prev) => prev });
-  // Asked after the list: the appliance answers one request at a time per core, and the slower
-  // status query must not hold back the rows.
+  // Asked once the list has arrived (the route's loader asks it then, before the rows render):
+  // the appliance answers one request at a time per core, and the slower status query must not
+  // hold back the list.
   const pings = useQuery({
     ...pingQuery(filter),
     placeholderData: (prev) => prev,
-    enabled: devices.isSuccess,
+    enabled: devices.data !== undefined && !devices.isPlaceholderData,
   });
   const pingMap = pings.data;
   const tags = useQuery({
@@ -90,78 +80,70 @@ export function Page() {
   // mutate functions are stable across renders (the mutation objects are not).
   const recrawlMutate = recrawl.mutate;
   const removeMutate = remove.mutate;
-  const columns = useMemo<ColumnDef<DeviceRow, unknown>[]>(() => {
+  const columns = useMemo<Column<DeviceRow>[]>(() => {
     // undefined: not known yet (the status query is still on its way); null: no probe.
     const pingOf = (d: DeviceRow): PingSummary | null | undefined =>
       pingMap === undefined ? undefined : (pingMap.get(d.id) ?? null);
-    const cols: ColumnDef<DeviceRow, unknown>[] = [
+    const cols: Column<DeviceRow>[] = [
       {
         id: 'status',
         header: 'Status',
-        size: 88,
-        accessorFn: (d) => pingOf(d)?.latency ?? null,
-        cell: (c) =>
+        size: 100,
+        sortValue: (d) => pingOf(d)?.latency ?? null,
+        cell: (d) =>
           pingMap === undefined ? (
-            <Text size="xs" c="dimmed">
-              …
-            </Text>
+            <span className="console-cell-dimmed">…</span>
           ) : (
-            <StatusBadge latency={c.getValue() as number | null} />
+            <StatusBadge latency={pingOf(d)?.latency ?? null} tooltip={false} />
           ),
-        sortingFn: (a, b) =>
-          (pingOf(a.original)?.latency ?? 1e9) - (pingOf(b.original)?.latency ?? 1e9),
       },
       {
         id: 'label',
         header: 'Name',
         size: 220,
-        meta: { grow: true },
-        accessorFn: (d) => d.label,
-        cell: (c) => (
-          <Anchor component={Link} to={`/devices/${c.row.original.id}`} size="sm" tabIndex={-1}>
-            {c.row.original.label}
-          </Anchor>
+        grow: true,
+        sortValue: (d) => d.label,
+        cell: (d) => (
+          <Link className="console-row-link" to={`/devices/${d.id}`} tabIndex={-1}>
+            {d.label}
+          </Link>
         ),
       },
       {
         id: 'ip',
         header: 'IP address',
         size: 150,
-        accessorFn: (d) => d.ip_address,
-        cell: (c) => <span className="console-mono">{c.row.original.ip_address}</span>,
+        sortValue: (d) => d.ip_address,
+        cell: (d) => <span className="console-mono">{d.ip_address}</span>,
       },
       {
         id: 'latency',
         header: 'Latency',
         size: 90,
-        accessorFn: (d) => pingOf(d)?.latency ?? null,
-        cell: (c) => formatMs(c.getValue() as number | null),
+        sortValue: (d) => pingOf(d)?.latency ?? null,
+        cell: (d) => formatMs(pingOf(d)?.latency ?? null),
       },
       {
         id: 'loss',
         header: 'Loss',
         size: 70,
-        accessorFn: (d) => pingOf(d)?.loss ?? null,
-        cell: (c) => formatPercent(c.getValue() as number | null),
+        sortValue: (d) => pingOf(d)?.loss ?? null,
+        cell: (d) => formatPercent(pingOf(d)?.loss ?? null),
       },
-      { id: 'profile', header: 'Profile', size: 130, accessorFn: (d) => d.profile },
+      { id: 'profile', header: 'Profile', size: 130, sortValue: (d) => d.profile },
       {
         id: 'tags',
         header: 'Tags',
         size: 200,
-        enableSorting: false,
-        accessorFn: (d) => d.tags.map((t) => t.name).join(', '),
-        cell: (c) => (
+        cell: (d) => (
           <Group gap={4} wrap="nowrap">
-            {c.row.original.tags.slice(0, 3).map((t) => (
+            {d.tags.slice(0, 3).map((t) => (
               <Badge key={t.slug} variant="outline" color="gray">
                 {t.name}
               </Badge>
             ))}
-            {c.row.original.tags.length > 3 ? (
-              <Text size="xs" c="dimmed">
-                +{c.row.original.tags.length - 3}
-              </Text>
+            {d.tags.length > 3 ? (
+              <span className="console-cell-dimmed">+{d.tags.length - 3}</span>
             ) : null}
           </Group>
         ),
@@ -171,32 +153,55 @@ export function Page() {
       cols.push({
         id: 'actions',
         header: '',
-        size: 44,
-        enableSorting: false,
-        cell: (c) => (
-          <Menu position="bottom-end" withinPortal>
-            <Menu.Target>
-              <ActionIcon aria-label={`Actions for ${c.row.original.label}`}>⋯</ActionIcon>
-            </Menu.Target>
-            <Menu.Dropdown>
-              <Menu.Item onClick={() => setEditing(c.row.original.id)}>Edit</Menu.Item>
-              <Menu.Item onClick={() => recrawlMutate(c.row.original)}>Recrawl</Menu.Item>
-              <Menu.Item
-                color="red"
-                disabled={c.row.original.id === 1}
-                onClick={() => {
-                  if (window.confirm(`Delete ${c.row.original.label} and its history?`))
-                    removeMutate(c.row.original);
-                }}
-              >
-                Delete
-              </Menu.Item>
-            </Menu.Dropdown>
-          </Menu>
-        ),
+        size: 52,
+        // A plain button per row; the menu (a floating element) exists only for the row whose
+        // button was pressed.
+        cell: (d) => {
+          const button = (
+            <button
+              type="button"
+              className="console-row-action"
+              aria-label={`Actions for ${d.label}`}
+              data-actions-for={d.id}
+              onClick={() => setMenuFor(d.id)}
+            >
+              ⋯
+            </button>
+          );
+          if (menuFor !== d.id) return button;
+          return (
+            <Menu
+              position="bottom-end"
+              withinPortal
+              defaultOpened
+              onClose={() => {
+                setMenuFor(null);
+                // The plain button replaces the menu's target: give it the focus back.
+                requestAnimationFrame(() =>
+                  document.querySelector<HTMLElement>(`[data-actions-for="${d.id}"]`)?.focus(),
+                );
+              }}
+            >
+              <Menu.Target>{button}</Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Item onClick={() => setEditing(d.id)}>Edit</Menu.Item>
+                <Menu.Item onClick={() => recrawlMutate(d)}>Recrawl</Menu.Item>
+                <Menu.Item
+                  color="red"
+                  disabled={d.id === 1}
+                  onClick={() => {
+                    if (window.confirm(`Delete ${d.label} and its history?`)) removeMutate(d);
+                  }}
+                >
+                  Delete
+                </Menu.Item>
+              </Menu.Dropdown>
+            </Menu>
+          );
+        },
       });
     return cols;
-  }, [canWrite, recrawlMutate, removeMutate, pingMap]);
+  }, [canWrite, recrawlMutate, removeMutate, pingMap, menuFor]);
 
   const rows = devices.data ?? [];
   let down = 0;

@@ -1,11 +1,10 @@
 /** SNMP walk viewer: the newest stored walk (getLastWalk) and a live walk (getSNMPWalkInfo). */
 import { Button, Group, Paper, Text, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 
 import { EmptyState, ErrorNotice, RowsSkeleton } from '../../components/ui/feedback.js';
-import { VirtualTable } from '../../components/ui/virtual-table.js';
+import { VirtualTable, type Column } from '../../components/ui/virtual-table.js';
 import { api } from '../../lib/api-client.js';
 import { formatTime } from '../../lib/format.js';
 import { keys } from '../../lib/query-keys.js';
@@ -25,21 +24,21 @@ interface Walk {
   varbinds: Varbind[];
 }
 
-const columns: ColumnDef<Varbind, unknown>[] = [
+const columns: Column<Varbind>[] = [
   {
     id: 'oid',
     header: 'OID',
     size: 300,
-    accessorFn: (v) => v.oid,
-    cell: (c) => <span className="console-mono">{c.row.original.oid}</span>,
+    sortValue: (v) => v.oid,
+    cell: (v) => <span className="console-mono">{v.oid}</span>,
   },
-  { id: 'type', header: 'Type', size: 110, accessorFn: (v) => v.type },
+  { id: 'type', header: 'Type', size: 110, sortValue: (v) => v.type },
   {
     id: 'value',
     header: 'Value',
     size: 300,
-    meta: { grow: true },
-    accessorFn: (v) => (v.value === null ? '' : String(v.value)),
+    grow: true,
+    sortValue: (v) => (v.value === null ? '' : String(v.value)),
   },
 ];
 
