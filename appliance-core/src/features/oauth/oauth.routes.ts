@@ -155,7 +155,9 @@ export async function oauthRoutes(
       503: OAuthErrorBody,
     },
     handler: async (request, reply) => {
-      const client = service.register(request.body);
+      const client = service.register(request.body, request.ip, (seconds) =>
+        reply.header('retry-after', String(seconds)),
+      );
       reply.code(201);
       return client;
     },
@@ -231,7 +233,7 @@ export async function oauthRoutes(
     url: '/api/oauth/clients/:clientId/approve',
     summary: 'Approve a registered client (idempotent; the first approver is kept)',
     params: ClientIdParams,
-    response: { 200: ApprovedClient, 404: ErrorBody },
+    response: { 200: ApprovedClient, 404: ErrorBody, 503: ErrorBody },
     handler: async (request) => {
       const clientId = request.params.clientId;
       return audited(
