@@ -155,9 +155,9 @@ export async function oauthRoutes(
       503: OAuthErrorBody,
     },
     handler: async (request, reply) => {
-      const client = service.register(request.body, request.ip, (seconds) =>
-        reply.header('retry-after', String(seconds)),
-      );
+      const client = service.register(request.body, request.ip, (seconds) => {
+        reply.header('retry-after', String(seconds));
+      });
       reply.code(201);
       return client;
     },
