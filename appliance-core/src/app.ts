@@ -129,6 +129,7 @@ export async function buildApp(
     tls,
     trustedProxies: config.trustedProxies,
     resolver: features.resolver,
+    publicOrigin: config.publicOrigin,
     version: APPLIANCE_VERSION,
     metrics: httpMetrics,
   });

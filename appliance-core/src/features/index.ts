@@ -32,7 +32,7 @@ import {
   TrackersService,
 } from './trackers/index.js';
 import { UrlMonitorEngine, urlMonitorsRoutes } from './url-monitors/index.js';
-import { userExists, usersRoutes } from './users/index.js';
+import { holdsSuperAdmin, userExists, usersRoutes } from './users/index.js';
 
 export type { Engine } from '../platform/engines/engine-registry.js';
 import type { Engine } from '../platform/engines/engine-registry.js';
@@ -138,7 +138,11 @@ export function createFeatures(ctx: CoreContext): Features {
     ],
     async register(app) {
       await authRoutes(app, ctx, { tokens, resolver });
-      await tokensRoutes(app, ctx, { tokens, userExists: (id) => userExists(ctx.db, id) });
+      await tokensRoutes(app, ctx, {
+        tokens,
+        userExists: (id) => userExists(ctx.db, id),
+        holdsSuperAdmin: (id) => holdsSuperAdmin(ctx.db, id),
+      });
       await usersRoutes(app, ctx, { tokens });
       await oauthFeatureRoutes(app, ctx, { tokens });
       await toolsRoutes(app, ctx, { tools });

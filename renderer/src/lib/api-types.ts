@@ -8763,6 +8763,17 @@ export interface paths {
             };
           };
         };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: string;
+            };
+          };
+        };
       };
     };
     delete?: never;
@@ -8800,6 +8811,8 @@ export interface paths {
                 client_name: string;
                 /** @description ISO 8601 with offset */
                 created_at: string;
+                /** @description ISO 8601 with offset: 7 days after created_at, when an unapproved client is purged */
+                expires_at: string;
                 grant_types: string[];
                 redirect_uris: string[];
                 token_endpoint_auth_method: string;

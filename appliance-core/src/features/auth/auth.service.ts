@@ -1,6 +1,7 @@
 /**
  * Sign-in: password (scrypt, constant work for unknown users), then TOTP when MFA is on, then a
- * login token and its companion browser session.
+ * login token and its companion browser session. The login name is NFKC-normalised and matched
+ * case-insensitively against usernames and emails alike; it must name exactly one account.
  */
 import { recordAudit } from '../../platform/audit/audit-log.js';
 import type { CoreContext } from '../../platform/context.js';
@@ -13,7 +14,13 @@ import {
 import { verifyTotp } from '../../platform/security/totp.js';
 import { HOUR_MS } from '../../platform/time/time.js';
 import { revokeLoginTokensNamed, type TokenService } from '../tokens/index.js';
-import { consumeTotpStep, findUserByLogin, updateUser, type UserRow } from '../users/index.js';
+import {
+  consumeTotpStep,
+  findUsersByLogin,
+  normalizeUsername,
+  updateUser,
+  type UserRow,
+} from '../users/index.js';
 
 export type LoginOutcome =
   | {
@@ -40,7 +47,11 @@ export async function login(
     source: { ip: string | null; via: 'api' | 'signin-page' };
   },
 ): Promise<LoginOutcome> {
-  const user = findUserByLogin(ctx.db, input.login);
+  // One account only: a name two accounts answer to (rows that collided before usernames and
+  // emails became one namespace) signs in as neither, never as the older row.
+  const matches = findUsersByLogin(ctx.db, normalizeUsername(input.login));
+  const ambiguous = matches.length > 1;
+  const user = ambiguous ? undefined : matches[0];
   const usable = user && user.active === 1 && user.password_hash !== null;
   const passwordOk = await verifyPassword(
     input.password,
@@ -57,7 +68,11 @@ export async function login(
         action: 'auth.login',
         outcome: 'failure',
         ...(user ? { target: { type: 'user', id: user.id, label: user.username } } : {}),
-        detail: { via: input.source.via, reason: user ? reason : 'unknown account' },
+        detail: {
+          via: input.source.via,
+          reason: user ? reason : ambiguous ? 'ambiguous login' : 'unknown account',
+          ...(ambiguous ? { accounts: matches.map((m) => m.id) } : {}),
+        },
       },
     );
     return { kind: 'invalid' };

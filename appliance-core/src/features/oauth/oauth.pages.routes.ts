@@ -567,7 +567,7 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
         sessionId: identity.sessionId,
         userId: identity.user.id,
         form,
-        issuer: originOf(request),
+        issuer: originOf(request, ctx.config.publicOrigin),
       });
       return reply.redirect(location, 302);
     },

@@ -19,6 +19,8 @@ export interface ClientRow {
   created_at: number;
   approved_at: number | null;
   approved_by_user_id: number | null;
+  /** The client address that registered it (null for rows from before migration 0007). */
+  registered_from: string | null;
 }
 
 export interface NewClient {
@@ -30,16 +32,44 @@ export interface NewClient {
   authMethod: 'none' | 'client_secret_post';
   secretHash: Buffer | null;
   createdAt: number;
+  registeredFrom: string | null;
 }
 
-export function countClients(db: DB): number {
-  return (db.prepare('SELECT COUNT(*) AS n FROM oauth_clients').get() as { n: number }).n;
+/** Approved clients: what the 500-client cap counts. */
+export function countApprovedClients(db: DB): number {
+  return (
+    db.prepare('SELECT COUNT(*) AS n FROM oauth_clients WHERE approved_at IS NOT NULL').get() as {
+      n: number;
+    }
+  ).n;
+}
+
+/** The pending clients one address registered, oldest first (their registration times). */
+export function pendingClientTimesFrom(db: DB, address: string): number[] {
+  return (
+    db
+      .prepare(
+        `SELECT created_at FROM oauth_clients WHERE registered_from = ? AND approved_at IS NULL
+         ORDER BY created_at`,
+      )
+      .all(address) as { created_at: number }[]
+  ).map((r) => r.created_at);
+}
+
+/**
+ * Deletes pending clients registered before `registeredBefore` (served by the pending index);
+ * a pending client holds no grant, so nothing else goes with it but its consent requests.
+ */
+export function purgeExpiredPendingClients(db: DB, registeredBefore: number): number {
+  return db
+    .prepare('DELETE FROM oauth_clients WHERE approved_at IS NULL AND created_at < ?')
+    .run(registeredBefore).changes;
 }
 
 export function insertClient(db: DB, client: NewClient): void {
   db.prepare(
-    `INSERT INTO oauth_clients (client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, client_secret_hash, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO oauth_clients (client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, client_secret_hash, created_at, registered_from)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     client.clientId,
     client.clientName,
@@ -49,6 +79,7 @@ export function insertClient(db: DB, client: NewClient): void {
     client.authMethod,
     client.secretHash,
     client.createdAt,
+    client.registeredFrom,
   );
 }
 

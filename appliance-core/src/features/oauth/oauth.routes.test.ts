@@ -1216,37 +1216,51 @@ describe('POST /auth/register (RFC 7591)', () => {
   });
 
   it('answers 503 server_error once 500 clients are registered', async () => {
-    const existing = count('oauth_clients');
+    const approvedCount = () =>
+      (
+        h.appliance.db
+          .prepare('SELECT COUNT(*) AS n FROM oauth_clients WHERE approved_at IS NOT NULL')
+          .get() as { n: number }
+      ).n;
+    const existing = approvedCount();
     const insert = h.appliance.db.prepare(
-      `INSERT INTO oauth_clients (client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, created_at)
-       VALUES (?, 'filler', '["https://f.example/cb"]', '["authorization_code"]', '["code"]', 'none', ?)`,
+      `INSERT INTO oauth_clients (client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, created_at, approved_at)
+       VALUES (?, 'filler', '["https://f.example/cb"]', '["authorization_code"]', '["code"]', 'none', ?, ?)`,
     );
+    // The cap counts approved clients (issue 11): the fillers are approved.
     h.appliance.db.transaction(() => {
-      for (let i = existing; i < 499; i++) insert.run(`filler-${i}`, h.clock.now());
+      for (let i = existing; i < 499; i++) insert.run(`filler-${i}`, h.clock.now(), h.clock.now());
     })();
+    const number500 = await call('POST', '/auth/register', {
+      body: { client_name: 'number 500', redirect_uris: ['https://a.example/cb'] },
+    });
+    expect(number500.status).toBe(201);
     expect(
       (
-        await call('POST', '/auth/register', {
-          body: { client_name: 'number 500', redirect_uris: ['https://a.example/cb'] },
+        await call('POST', `/api/oauth/clients/${number500.body.client_id}/approve`, {
+          token: adminToken,
         })
       ).status,
-    ).toBe(201);
-    const full = await call('POST', '/auth/register', {
-      body: { client_name: 'number 501', redirect_uris: ['https://a.example/cb'] },
-    });
-    expect(full.status).toBe(503);
-    expect(full.body).toEqual(
-      oauthError(
-        'server_error',
-        'The appliance holds the maximum of 500 OAuth clients; an operator must delete one first.',
-      ),
-    );
-    expect(count('oauth_clients')).toBe(500);
-    h.appliance.db
-      .prepare(
-        "DELETE FROM oauth_clients WHERE client_id LIKE 'filler-%' OR client_name = 'number 500'",
-      )
-      .run();
+    ).toBe(200);
+    try {
+      const full = await call('POST', '/auth/register', {
+        body: { client_name: 'number 501', redirect_uris: ['https://a.example/cb'] },
+      });
+      expect(full.status).toBe(503);
+      expect(full.body).toEqual(
+        oauthError(
+          'server_error',
+          'The appliance holds the maximum of 500 OAuth clients; an operator must delete one first.',
+        ),
+      );
+      expect(approvedCount()).toBe(500);
+    } finally {
+      h.appliance.db
+        .prepare(
+          "DELETE FROM oauth_clients WHERE client_id LIKE 'filler-%' OR client_name = 'number 500'",
+        )
+        .run();
+    }
   });
 });
 
@@ -1276,6 +1290,7 @@ describe('client approval (permission system)', () => {
         grant_types: ['authorization_code', 'refresh_token'],
         token_endpoint_auth_method: 'none',
         created_at: expect.stringMatching(ISO_WITH_OFFSET),
+        expires_at: expect.stringMatching(ISO_WITH_OFFSET),
       },
       {
         client_id: second.client_id,
@@ -1284,6 +1299,7 @@ describe('client approval (permission system)', () => {
         grant_types: ['authorization_code', 'refresh_token'],
         token_endpoint_auth_method: 'client_secret_post',
         created_at: expect.stringMatching(ISO_WITH_OFFSET),
+        expires_at: expect.stringMatching(ISO_WITH_OFFSET),
       },
     ]);
     const createdAt = listed.body.clients.map((c: any) => c.created_at);
@@ -2397,10 +2413,15 @@ describe("the spec's OAuth error list, each with its trigger", () => {
   });
   it('server_error: registering the 501st client (503)', async () => {
     const insert = h.appliance.db.prepare(
-      `INSERT INTO oauth_clients (client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, created_at)
-       VALUES (?, 'filler', '[]', '[]', '["code"]', 'none', 0)`,
+      `INSERT INTO oauth_clients (client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, created_at, approved_at)
+       VALUES (?, 'filler', '[]', '[]', '["code"]', 'none', 0, 0)`,
     );
-    const existing = count('oauth_clients');
+    // The cap counts approved clients (issue 11).
+    const existing = (
+      h.appliance.db
+        .prepare('SELECT COUNT(*) AS n FROM oauth_clients WHERE approved_at IS NOT NULL')
+        .get() as { n: number }
+    ).n;
     h.appliance.db.transaction(() => {
       for (let i = existing; i < 500; i++) insert.run(`cap-${i}`);
     })();

@@ -48,10 +48,13 @@ const REGISTER_LIMIT = { max: 10, timeWindow: PER_MINUTE };
 const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 /**
- * The origin the client used (Host as received; X-Forwarded-* only from a trusted proxy, as
- * Fastify's trustProxy decides). Discovery documents and verification URIs are built from it.
+ * The appliance's origin for absolute URLs (discovery documents, verification URIs): the
+ * configured APPLIANCE_PUBLIC_ORIGIN when set; otherwise the origin the client used (Host as
+ * received; X-Forwarded-* only from a trusted proxy, as Fastify's trustProxy decides), which is
+ * the trust model docs/features/identity.md describes.
  */
-export function originOf(request: FastifyRequest): string {
+export function originOf(request: FastifyRequest, publicOrigin?: string): string {
+  if (publicOrigin !== undefined) return publicOrigin;
   const host = request.host;
   if (!HOST.test(host)) throw oauthFailure(400, 'invalid_request', 'The Host header is not valid.');
   return `${request.protocol}://${host}`;
@@ -102,7 +105,8 @@ export async function oauthRoutes(
       'Start a device authorization (RFC 8628): a device code to poll with and a user code to enter at /auth/device',
     body: DeviceAuthorizeBody,
     response: { 200: DeviceAuthorization, 400: OAuthErrorBody, 503: OAuthErrorBody },
-    handler: async (request) => service.startDeviceAuthorization(request.body, originOf(request)),
+    handler: async (request) =>
+      service.startDeviceAuthorization(request.body, originOf(request, ctx.config.publicOrigin)),
   });
 
   // spec: part1 > OAuth device-code flow (RFC 8628) > POST /api/oauth/device/token
@@ -155,7 +159,9 @@ export async function oauthRoutes(
       503: OAuthErrorBody,
     },
     handler: async (request, reply) => {
-      const client = service.register(request.body);
+      const client = service.register(request.body, request.ip, (seconds) => {
+        reply.header('retry-after', String(seconds));
+      });
       reply.code(201);
       return client;
     },
@@ -231,7 +237,7 @@ export async function oauthRoutes(
     url: '/api/oauth/clients/:clientId/approve',
     summary: 'Approve a registered client (idempotent; the first approver is kept)',
     params: ClientIdParams,
-    response: { 200: ApprovedClient, 404: ErrorBody },
+    response: { 200: ApprovedClient, 404: ErrorBody, 503: ErrorBody },
     handler: async (request) => {
       const clientId = request.params.clientId;
       return audited(
@@ -275,7 +281,8 @@ export async function oauthRoutes(
     tags: TAGS,
     summary: 'Authorization server metadata (RFC 8414)',
     response: { 200: AuthorizationServerMetadata, 400: OAuthErrorBody },
-    handler: async (request) => service.authorizationServerMetadata(originOf(request)),
+    handler: async (request) =>
+      service.authorizationServerMetadata(originOf(request, ctx.config.publicOrigin)),
   });
 
   defineRoute(app, {
@@ -286,6 +293,7 @@ export async function oauthRoutes(
     tags: TAGS,
     summary: 'Protected resource metadata (RFC 9728)',
     response: { 200: ProtectedResourceMetadata, 400: OAuthErrorBody },
-    handler: async (request) => service.protectedResourceMetadata(originOf(request)),
+    handler: async (request) =>
+      service.protectedResourceMetadata(originOf(request, ctx.config.publicOrigin)),
   });
 }

@@ -160,6 +160,10 @@ export const PendingClient = Type.Object({
   grant_types: Type.Array(Type.String()),
   token_endpoint_auth_method: Type.String(),
   created_at: Type.String({ description: 'ISO 8601 with offset' }),
+  expires_at: Type.String({
+    description:
+      'ISO 8601 with offset: 7 days after created_at, when an unapproved client is purged',
+  }),
 });
 export const PendingClients = Type.Object({ clients: Type.Array(PendingClient) });
 export const ClientIdParams = Type.Object({ clientId: Type.String() });

@@ -33,7 +33,7 @@ import {
   approveClient,
   consumeAuthorizationCode,
   consumeDeviceCode,
-  countClients,
+  countApprovedClients,
   countWrongUserCode,
   decideDeviceCode,
   deleteClient,
@@ -56,7 +56,9 @@ import {
   linkAccessToken,
   listPendingClients,
   markFamilyRevoked,
+  pendingClientTimesFrom,
   pruneExpired,
+  purgeExpiredPendingClients,
   recordFailure,
   setAuthorizationCodeFamily,
   setDeviceCodeFamily,
@@ -100,7 +102,12 @@ export const DEVICE_CODE_TTL_MS = 600_000;
 export const POLL_INTERVAL_SECONDS = 5;
 export const AUTHORIZATION_CODE_TTL_MS = 600_000;
 export const CONSENT_REQUEST_TTL_MS = 600_000;
+/** The spec's cap on registered clients, counted over approved clients only (issue 11). */
 export const MAX_CLIENTS = 500;
+/** A registration no operator approved is purged this long after it was made. */
+export const PENDING_CLIENT_TTL_MS = 7 * DAY_MS;
+/** Pending registrations one client address (an IPv6 /64) may hold at once. */
+export const MAX_PENDING_CLIENTS_PER_ADDRESS = 20;
 /** Wrong user codes one client address may enter per window before the device page refuses it. */
 export const MAX_WRONG_CODES_PER_ADDRESS = 10;
 export const WRONG_CODE_WINDOW_MS = 15 * 60_000;
@@ -126,6 +133,26 @@ const invalidRequest = (description: string) => oauthFailure(400, 'invalid_reque
 const invalidGrant = (description: string) => oauthFailure(400, 'invalid_grant', description);
 const json = <T>(text: string) => JSON.parse(text) as T;
 const present = (value: string | undefined): value is string => value !== undefined && value !== '';
+
+/**
+ * What the pending-registration quota counts by: an IPv4 address, or the /64 of an IPv6 address
+ * (one host usually holds a whole /64); an IPv4-mapped IPv6 address counts as its IPv4 address.
+ */
+export function pendingQuotaKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1] as string;
+  if (!address.includes(':')) return address;
+  const [head = '', tail = ''] = address.toLowerCase().split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === '' ? [] : tail.split(':');
+  const groups = address.includes('::')
+    ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}
 
 export class OAuthService {
   private readonly db: DB;
@@ -153,7 +180,15 @@ export class OAuthService {
 
   // --- clients ---------------------------------------------------------------------------
 
-  register(body: RegisterBody): RegisteredClient {
+  /**
+   * `address` is the registering client's address; `retryAfter` receives the seconds after which
+   * a refused registration (too many pending from that address) may succeed.
+   */
+  register(
+    body: RegisterBody,
+    address: string | null,
+    retryAfter: (seconds: number) => void = () => {},
+  ): RegisteredClient {
     const nameProblem = clientNameProblem(body.client_name);
     if (nameProblem)
       throw failure(422, nameProblem, {
@@ -181,12 +216,24 @@ export class OAuthService {
     this.housekeeping(now);
     const clientId = crypto.randomUUID();
     const secret = authMethod === 'client_secret_post' ? randomSecret() : null;
+    const from = address === null ? null : pendingQuotaKey(address);
     const outcome = this.db.transaction(() => {
-      if (countClients(this.db) >= MAX_CLIENTS) {
+      this.purgeExpiredPending(now);
+      if (countApprovedClients(this.db) >= MAX_CLIENTS) {
         return oauthFailure(
           503,
           'server_error',
           `The appliance holds the maximum of ${MAX_CLIENTS} OAuth clients; an operator must delete one first.`,
+        );
+      }
+      const pending = from === null ? [] : pendingClientTimesFrom(this.db, from);
+      if (pending.length >= MAX_PENDING_CLIENTS_PER_ADDRESS) {
+        const oldest = pending[0] as number;
+        retryAfter(Math.max(1, Math.ceil((oldest + PENDING_CLIENT_TTL_MS - now) / 1000)));
+        return oauthFailure(
+          429,
+          'temporarily_unavailable',
+          `This address has ${MAX_PENDING_CLIENTS_PER_ADDRESS} client registrations awaiting approval; register again when an operator has approved or deleted one, or when one expires.`,
         );
       }
       insertClient(this.db, {
@@ -198,6 +245,7 @@ export class OAuthService {
         authMethod,
         secretHash: secret === null ? null : sha256(secret),
         createdAt: now,
+        registeredFrom: from,
       });
       return null;
     })();
@@ -213,7 +261,13 @@ export class OAuthService {
     };
   }
 
+  /** Pending clients expire: purged lazily, before anything counts, lists or approves them. */
+  private purgeExpiredPending(now: number): void {
+    purgeExpiredPendingClients(this.db, now - PENDING_CLIENT_TTL_MS);
+  }
+
   pendingClients() {
+    this.purgeExpiredPending(this.now());
     return listPendingClients(this.db).map((row) => ({
       client_id: row.client_id,
       client_name: row.client_name,
@@ -221,11 +275,23 @@ export class OAuthService {
       grant_types: json<string[]>(row.grant_types),
       token_endpoint_auth_method: row.token_endpoint_auth_method,
       created_at: toIsoWithOffset(row.created_at),
+      expires_at: toIsoWithOffset(row.created_at + PENDING_CLIENT_TTL_MS),
     }));
   }
 
   approve(clientId: string, userId: number) {
-    const row = approveClient(this.db, clientId, userId, this.now());
+    const now = this.now();
+    const outcome = this.db.transaction(() => {
+      this.purgeExpiredPending(now);
+      const client = findClient(this.db, clientId);
+      if (!client) return failure(404, 'not_found');
+      // The cap counts approved clients, so approval is where it is reached.
+      if (client.approved_at === null && countApprovedClients(this.db) >= MAX_CLIENTS)
+        return failure(503, 'server_error');
+      return approveClient(this.db, clientId, userId, now);
+    })();
+    if (outcome instanceof ApiFailure) throw outcome;
+    const row = outcome;
     if (!row || row.approved_at === null) throw failure(404, 'not_found');
     return {
       client_id: row.client_id,

@@ -2,7 +2,7 @@ import { actorOf, audited } from '../../platform/audit/audit-log.js';
 import type { CoreContext } from '../../platform/context.js';
 import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
-import { allOf } from '../../platform/http/identity.js';
+import { allOf, isSuperAdmin } from '../../platform/http/identity.js';
 import { defineRoute } from '../../platform/http/define-route.js';
 import { identityOf } from '../../platform/http/route-config.js';
 import { ErrorBody } from '../../platform/http/schemas.js';
@@ -27,6 +27,8 @@ const TAGS = ['tokens'];
 export interface TokensDeps {
   tokens: TokenService;
   userExists: (id: number) => boolean;
+  /** Does the account hold `sa`? Only an `sa` caller administers an `sa` account's tokens. */
+  holdsSuperAdmin: (id: number) => boolean;
 }
 
 export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps): Promise<void> {
@@ -142,6 +144,11 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
   const mustExist = (userId: number) => {
     if (!deps.userExists(userId)) throw failure(404, 'User not found');
   };
+  /** The protection saveUser gives `sa` accounts (least privilege; issue 11). */
+  const mayAdminister = (request: Parameters<typeof identityOf>[0], userId: number) => {
+    if (!isSuperAdmin(identityOf(request)) && deps.holdsSuperAdmin(userId))
+      throw failure(403, 'Forbidden');
+  };
 
   defineRoute(app, {
     method: 'GET',
@@ -154,6 +161,7 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
     response: { 200: TokenList, 404: ErrorBody },
     handler: async (request) => {
       mustExist(request.params.userId);
+      mayAdminister(request, request.params.userId);
       return { tokens: list(request.params.userId) };
     },
   });
@@ -169,6 +177,7 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
     response: { 200: Revoked, 404: ErrorBody },
     handler: async (request) => {
       const { userId, id } = request.params;
+      mayAdminister(request, userId);
       const revoked = audited(
         db,
         clock.now(),
@@ -202,6 +211,7 @@ export async function tokensRoutes(app: App, ctx: CoreContext, deps: TokensDeps)
     handler: async (request) => {
       const { userId } = request.params;
       mustExist(userId);
+      mayAdminister(request, userId);
       const revoked = audited(
         db,
         clock.now(),

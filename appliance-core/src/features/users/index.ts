@@ -1,6 +1,7 @@
 export {
   findUserById,
-  findUserByLogin,
+  findUsersByLogin,
+  holdsSuperAdmin,
   insertUser,
   listPermissions,
   permissionSlugsOf,
@@ -15,3 +16,4 @@ export {
 } from './users.repository.js';
 export { usersRoutes } from './users.routes.js';
 export { seedSuperAdmin } from './users.seed.js';
+export { identityKey, normalizeUsername } from './username.rules.js';

@@ -856,7 +856,7 @@ describe('users, MFA and permissions (shared appliance)', () => {
     });
 
     it('refuses to let a caller without sa grant sa (to anyone, themselves included)', async () => {
-      const manager = await makeUser(['users']);
+      const manager = await makeUser(['users', 'alerts']);
       const target = await makeUser(['devices'], { signIn: false });
       for (const user of [target.id, manager.id]) {
         const res = await post('/api/saveUser', manager.token, { user, permissions: ['sa'] });
@@ -864,8 +864,8 @@ describe('users, MFA and permissions (shared appliance)', () => {
         expect(res.body).toEqual(legacyFailure('Only a super-admin can grant the sa permission.'));
       }
       expect((await recordOf(target.id))!.permissions).toEqual(['devices']);
-      expect((await recordOf(manager.id))!.permissions).toEqual(['users']);
-      // Other permissions a `users` holder may grant.
+      expect((await recordOf(manager.id))!.permissions).toEqual(['users', 'alerts']);
+      // Other permissions a `users` holder may grant: those they hold (users.hardening.test.ts).
       const ok = await post('/api/saveUser', manager.token, {
         user: target.id,
         permissions: ['devices', 'alerts'],

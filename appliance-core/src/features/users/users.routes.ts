@@ -4,13 +4,7 @@ import type { CoreContext } from '../../platform/context.js';
 import { defineRoute } from '../../platform/http/define-route.js';
 import { ApiFailure, failure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
-import {
-  allOf,
-  authenticated,
-  isSuperAdmin,
-  SUPER_ADMIN,
-  type Identity,
-} from '../../platform/http/identity.js';
+import { allOf, authenticated, isSuperAdmin, type Identity } from '../../platform/http/identity.js';
 import { identityOf } from '../../platform/http/route-config.js';
 import { legacy200, StatusMessageBody } from '../../platform/http/schemas.js';
 import { hashPassword, passwordPolicyProblem } from '../../platform/security/password.js';
@@ -22,16 +16,19 @@ import {
   disableTotp,
   emailTaken,
   enableStagedTotp,
+  holdsSuperAdmin as holdsSuperAdminIn,
   findUserById,
   insertUser,
   listPermissions,
   listUsers,
   permissionsBySlug,
+  permissionSlugsFrom,
   permissionSlugsOf,
   replacePermissions,
   replaceTags,
   stageTotpSecret,
   SUPER_ADMIN_USER_ID,
+  tagSlugsFrom,
   tagsOf,
   updateUser,
   usernameTaken,
@@ -52,6 +49,15 @@ import {
   UsersList,
   type UserRecord,
 } from './users.schema.js';
+import {
+  CREDENTIALS_NEED_EVERY_PERMISSION,
+  DELETE_NEEDS_EVERY_PERMISSION,
+  permissionChange,
+  permissionsBeyond,
+  tagsProblem,
+  type Caller,
+} from './user-admin.access.js';
+import { identityKey, normalizeUsername, usernameProblem } from './username.rules.js';
 
 const TAGS = ['users'];
 /** The older user-administration endpoints: permission `users`, HTTP 200 legacy failures. */
@@ -99,8 +105,12 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     label: user.username,
   });
 
-  const holdsSuperAdmin = (userId: number) =>
-    userId === SUPER_ADMIN_USER_ID || permissionSlugsOf(db, userId).includes(SUPER_ADMIN);
+  const holdsSuperAdmin = (userId: number) => holdsSuperAdminIn(db, userId);
+  /** A non-`sa` caller as the least-privilege rules see them (user-admin.access.ts). */
+  const callerOf = (identity: Identity): Caller => ({
+    permissions: identity.permissions,
+    tagSlugs: identity.tagIds === null ? null : identity.tagSlugs,
+  });
 
   // spec: part1 > Users, MFA, permissions > getUsers
   defineRoute(app, {
@@ -136,17 +146,23 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
     handler: (request) =>
       guarded(request, 'user.create', { type: 'user', label: request.body.username }, async () => {
         const body = request.body;
+        const caller = identityOf(request);
+        const username = normalizeUsername(body.username);
         if (emailTaken(db, body.email)) throw failure(200, 'The email has already been taken.');
-        if (usernameTaken(db, body.username))
-          throw failure(200, 'The username has already been taken.');
+        const nameProblem = usernameProblem(username);
+        if (nameProblem) throw failure(200, nameProblem);
+        if (usernameTaken(db, username)) throw failure(200, 'The username has already been taken.');
         const policy = passwordPolicyProblem(body.password);
         if (policy) throw failure(200, policy);
         const passwordHash = await hashPassword(body.password);
+        // A tag-restricted caller's accounts are restricted to the caller's tags (never none).
+        const tagIds =
+          !isSuperAdmin(caller) && caller.tagIds !== null ? [...caller.tagIds] : undefined;
         const now = clock.now();
         db.transaction(() => {
           // Re-checked inside the transaction: the hash above yields the event loop.
           if (emailTaken(db, body.email)) throw failure(200, 'The email has already been taken.');
-          if (usernameTaken(db, body.username))
+          if (usernameTaken(db, username))
             throw failure(200, 'The username has already been taken.');
           const id = insertUser(
             db,
@@ -154,16 +170,17 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
               first_name: body.first_name,
               last_name: body.last_name,
               email: body.email,
-              username: body.username,
+              username,
               password_hash: passwordHash,
             },
             now,
           );
+          if (tagIds) replaceTags(db, id, tagIds, 'local');
           recordAudit(db, now, actorOf(request), {
             action: 'user.create',
             outcome: 'success',
-            target: userTarget({ id, username: body.username }),
-            detail: { email: body.email },
+            target: userTarget({ id, username }),
+            detail: { email: body.email, ...(tagIds ? { tags: caller.tagSlugs } : {}) },
           });
         })();
         return { status: 201 as const };
@@ -187,11 +204,15 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
         // A `users` holder without sa must not take over an sa account (password, email, active, sa itself).
         if (!isSuperAdmin(caller) && holdsSuperAdmin(user.id))
           throw failure(200, 'Only a super-admin can modify a super-admin account.');
+        // The username changes only when a different one is sent: the console sends the whole
+        // form back, and a name from before the username rules must survive an unrelated edit.
+        const username =
+          body.username === undefined || body.username === user.username
+            ? undefined
+            : normalizeUsername(body.username);
+        const renaming = username !== undefined && username !== user.username;
         if (user.id === SUPER_ADMIN_USER_ID) {
-          if (
-            body.username !== undefined &&
-            body.username.toLowerCase() !== user.username.toLowerCase()
-          ) {
+          if (renaming && identityKey(username) !== identityKey(user.username)) {
             throw failure(200, 'The username of the super-admin account cannot be changed.');
           }
           if (body.active === false)
@@ -199,10 +220,27 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
           if (body.permissions && !body.permissions.includes('sa'))
             throw failure(200, 'The super-admin account must keep the sa permission.');
         }
+        const leastPrivilege = !isSuperAdmin(caller) ? callerOf(caller) : null;
+        if (leastPrivilege) {
+          const takesOver =
+            body.password !== undefined ||
+            (body.email !== undefined && body.email !== user.email) ||
+            renaming ||
+            (body.active !== undefined && (body.active ? 1 : 0) !== user.active);
+          if (
+            takesOver &&
+            permissionsBeyond(leastPrivilege, permissionSlugsOf(db, user.id)).length > 0
+          )
+            throw failure(200, CREDENTIALS_NEED_EVERY_PERMISSION);
+        }
         if (body.email !== undefined && emailTaken(db, body.email, user.id))
           throw failure(200, 'The email has already been taken.');
-        if (body.username !== undefined && usernameTaken(db, body.username, user.id))
-          throw failure(200, 'The username has already been taken.');
+        if (renaming) {
+          const nameProblem = usernameProblem(username);
+          if (nameProblem) throw failure(200, nameProblem);
+          if (usernameTaken(db, username, user.id))
+            throw failure(200, 'The username has already been taken.');
+        }
         let passwordHash: string | undefined;
         if (body.password !== undefined) {
           if (user.auth_source === 'ldap')
@@ -213,13 +251,22 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
         }
         let permissionIds: number[] | undefined;
         if (body.permissions) {
-          const wanted = [...new Set(body.permissions)];
-          const found = permissionsBySlug(db, wanted);
-          const unknown = wanted.filter((slug) => !found.some((p) => p.slug === slug));
+          let wanted = [...new Set(body.permissions)];
+          const known = permissionsBySlug(db, wanted);
+          const unknown = wanted.filter((slug) => !known.some((p) => p.slug === slug));
           if (unknown.length > 0) throw failure(200, `Unknown permission: ${unknown.join(', ')}`);
-          if (!isSuperAdmin(caller) && found.some((p) => p.slug === 'sa'))
+          if (!isSuperAdmin(caller) && wanted.includes('sa'))
             throw failure(200, 'Only a super-admin can grant the sa permission.');
-          permissionIds = found.map((p) => p.id);
+          if (leastPrivilege) {
+            const change = permissionChange(
+              leastPrivilege,
+              wanted,
+              permissionSlugsFrom(db, user.id, 'local'),
+            );
+            if ('problem' in change) throw failure(200, change.problem);
+            wanted = change.permissions;
+          }
+          permissionIds = permissionsBySlug(db, wanted).map((p) => p.id);
         }
         let tagIds: number[] | undefined;
         if (body.tags !== undefined) {
@@ -229,12 +276,22 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
           if (unknown.length > 0) throw failure(200, `Unknown tag: ${unknown.join(', ')}`);
           tagIds = found.map((t) => t.id);
         }
+        if (leastPrivilege) {
+          // The account's tags after this edit (the directory's included) stay within the caller's.
+          const local =
+            body.tags !== undefined
+              ? (body.tags ?? []).map((t) => t.value)
+              : tagSlugsFrom(db, user.id, 'local');
+          const problem = tagsProblem(leastPrivilege, [
+            ...new Set([...local, ...tagSlugsFrom(db, user.id, 'ldap')]),
+          ]);
+          if (problem) throw failure(200, problem);
+        }
         const changes: UserChanges = {};
         if (body.first_name !== undefined) changes.first_name = body.first_name;
         if (body.last_name !== undefined) changes.last_name = body.last_name;
         if (body.email !== undefined) changes.email = body.email;
-        if (body.username !== undefined && user.id !== SUPER_ADMIN_USER_ID)
-          changes.username = body.username;
+        if (renaming && user.id !== SUPER_ADMIN_USER_ID) changes.username = username;
         if (body.active !== undefined && user.id !== SUPER_ADMIN_USER_ID)
           changes.active = body.active ? 1 : 0;
         if (passwordHash !== undefined) changes.password_hash = passwordHash;
@@ -295,6 +352,11 @@ export async function usersRoutes(app: App, ctx: CoreContext, deps: UsersDeps): 
         if (target === caller.user.id) throw failure(200, 'You cannot delete your own account.');
         if (!isSuperAdmin(caller) && holdsSuperAdmin(target))
           throw failure(200, 'Only a super-admin can delete a super-admin account.');
+        if (
+          !isSuperAdmin(caller) &&
+          permissionsBeyond(callerOf(caller), permissionSlugsOf(db, target)).length > 0
+        )
+          throw failure(200, DELETE_NEEDS_EVERY_PERMISSION);
         const victim = findUserById(db, target);
         const deleted = audited(
           db,

@@ -80,4 +80,35 @@ describe('loadConfig', () => {
   it('refuses a flag without its value', () => {
     expect(() => loadConfig({}, ['--data-dir'])).toThrow(/--data-dir needs a value/);
   });
+
+  it('reads APPLIANCE_PUBLIC_ORIGIN as an origin (normalised) and refuses anything else at start', () => {
+    for (const [text, origin] of [
+      ['https://nms.example.net:8443', 'https://nms.example.net:8443'],
+      ['HTTPS://NMS.Example.NET:443/', 'https://nms.example.net'],
+      ['http://10.0.0.5', 'http://10.0.0.5'],
+      ['https://[2001:db8::1]:8443', 'https://[2001:db8::1]:8443'],
+    ])
+      expect(loadConfig({ APPLIANCE_PUBLIC_ORIGIN: text }, [], '/').publicOrigin, text).toBe(
+        origin,
+      );
+    expect(loadConfig({}, ['--public-origin', 'https://a.example']).publicOrigin).toBe(
+      'https://a.example',
+    );
+    expect(loadConfig({}, [], '/').publicOrigin).toBeUndefined();
+    for (const bad of [
+      'nms.example.net',
+      'ftp://nms.example.net',
+      'https://nms.example.net/console',
+      'https://nms.example.net?x=1',
+      'https://nms.example.net#top',
+      'https://user:pw@nms.example.net',
+      'https://',
+      'https://nms.example.net:99999',
+      'https://nms example.net',
+    ]) {
+      expect(() => loadConfig({ APPLIANCE_PUBLIC_ORIGIN: bad }, [], '/'), bad).toThrow(
+        /APPLIANCE_PUBLIC_ORIGIN \(--public-origin\): ".*" is not an origin/,
+      );
+    }
+  });
 });

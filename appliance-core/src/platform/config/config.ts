@@ -35,6 +35,7 @@ export const ConfigSchema = Type.Object({
       pattern: '^[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]{1,5})?$|^\\[[0-9A-Fa-f:]+\\](:[0-9]{1,5})?$',
     }),
   ),
+  publicOrigin: Type.Optional(Type.String({ minLength: 1 })),
 });
 export type ApplianceConfig = Static<typeof ConfigSchema>;
 
@@ -156,7 +157,32 @@ export const SETTINGS: readonly Setting[] = [
     default: 'on',
     help: 'The console terminal (a shell on the appliance for sa users): on or off',
   },
+  {
+    key: 'publicOrigin',
+    env: 'APPLIANCE_PUBLIC_ORIGIN',
+    flag: '--public-origin',
+    kind: 'string',
+    help: 'The origin clients reach the appliance at (https://host[:port]); used instead of the Host header in OAuth discovery, device-flow links and WWW-Authenticate',
+  },
 ];
+
+/**
+ * An origin as RFC 6454 has it: http or https, a host, an optional port, nothing else (a lone
+ * trailing slash is tolerated). Returns the serialised origin (`https://nms.example.net:8443`,
+ * default port dropped, host lower case), or null when the text is not one.
+ */
+export function parseOrigin(text: string): string | null {
+  const trimmed = text.trim();
+  if (!/^https?:\/\/[^/?#\s]+\/?$/i.test(trimmed)) return null;
+  let url: URL;
+  try {
+    url = new URL(trimmed);
+  } catch {
+    return null;
+  }
+  if (url.username !== '' || url.password !== '' || url.hostname === '') return null;
+  return url.origin;
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -222,6 +248,14 @@ export function loadConfig(
       const setting = SETTINGS.find((s) => `/${s.key}` === err.path);
       problems.push(`${setting ? `${setting.env} (${setting.flag})` : err.path}: ${err.message}`);
     }
+  }
+  if (typeof raw.publicOrigin === 'string') {
+    const origin = parseOrigin(raw.publicOrigin);
+    if (origin === null)
+      problems.push(
+        `APPLIANCE_PUBLIC_ORIGIN (--public-origin): "${raw.publicOrigin}" is not an origin: http or https, a host and an optional port, no path, query or credentials (for example https://nms.example.net:8443)`,
+      );
+    else raw.publicOrigin = origin;
   }
   if (problems.length > 0) throw new ConfigError(problems);
   const config = raw as ApplianceConfig;

@@ -37,10 +37,14 @@ function denied(errors: RouteErrors | undefined): ApiFailure {
 }
 
 /** The route's auth check, built once per route from its declared access rule and error shape. */
+/** The origin of absolute URLs in headers: the configured public origin, else the Host as received. */
+const HOST_HEADER = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
 function authHookFor(
   resolver: IdentityResolver,
   access: Access,
   errors: RouteErrors | undefined,
+  publicOrigin: string | undefined,
 ): RouteHook {
   if (access.kind === 'browser-session') {
     // Browser pages decide themselves what to do without a session (redirect to sign-in).
@@ -57,10 +61,18 @@ function authHookFor(
     if (!identity) {
       // RFC 6750 §3 and RFC 9728 §5.1: tells an OAuth client (MCP) where to find the
       // authorization server for this resource.
-      const metadata = `resource_metadata="${request.protocol}://${request.host}/.well-known/oauth-protected-resource"`;
+      // APPLIANCE_PUBLIC_ORIGIN wins; without it the Host header is trusted (docs/features/identity.md),
+      // and a Host that is not a host[:port] gets no metadata link rather than an injected one.
+      const origin =
+        publicOrigin ??
+        (HOST_HEADER.test(request.host) ? `${request.protocol}://${request.host}` : null);
+      const metadata = origin
+        ? `resource_metadata="${origin}/.well-known/oauth-protected-resource"`
+        : null;
+      const params = [token ? 'error="invalid_token"' : null, metadata].filter(Boolean);
       reply.header(
         'www-authenticate',
-        token ? `Bearer error="invalid_token", ${metadata}` : `Bearer ${metadata}`,
+        params.length > 0 ? `Bearer ${params.join(', ')}` : 'Bearer',
       );
       return done(unauthenticated(errors));
     }
@@ -78,12 +90,16 @@ function authHookFor(
  * before the route's own hooks (rate limits), as a global hook did. Install it after the
  * content-type gate: both prepend, so the auth check runs first.
  */
-export function installAuthHook(app: FastifyInstance, resolver: IdentityResolver): void {
+export function installAuthHook(
+  app: FastifyInstance,
+  resolver: IdentityResolver,
+  publicOrigin?: string,
+): void {
   app.decorateRequest('identity', null);
   app.addHook('onRoute', (route: RouteOptions) => {
     const config = route.config;
     const access = config?.access;
     if (!access || access.kind === 'public') return;
-    prependOnRequest(route, authHookFor(resolver, access, config.errors));
+    prependOnRequest(route, authHookFor(resolver, access, config.errors, publicOrigin));
   });
 }

@@ -33,6 +33,8 @@ export interface HttpServerOptions {
   trustedProxies: readonly string[];
   resolver: IdentityResolver;
   version: string;
+  /** APPLIANCE_PUBLIC_ORIGIN: wins over the Host header in WWW-Authenticate. */
+  publicOrigin?: string | undefined;
   /** Counts requests by route for /metrics (absent in tests of the HTTP layer alone). */
   metrics?: HttpMetrics;
 }
@@ -236,7 +238,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
   // Both are route-level hooks that prepend themselves: installed in this order, a request meets
   // the auth check first, then the content-type gate, then the route's own hooks (rate limits).
   installContentTypeGate(app);
-  installAuthHook(app, options.resolver);
+  installAuthHook(app, options.resolver, options.publicOrigin);
 
   await app.register(swagger, {
     openapi: {
