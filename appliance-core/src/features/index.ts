@@ -149,7 +149,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await devicesRoutes(app, ctx, { devices });
       await credentialsRoutes(app, ctx);
       await pendingRoutes(app, ctx, { devices, discoveryStatus: () => discovery.latestStatus() });
-      await walksRoutes(app, ctx, { devices });
+      await walksRoutes(app, ctx, { devices, toolRuns: tools.runs });
       await localnetsRoutes(app, ctx, { discovery });
       await dashboardsRoutes(app, ctx, { devices, widgets });
       await trackersRoutes(app, ctx, { trackers, devices });

@@ -5282,6 +5282,19 @@ export interface paths {
           };
         };
         /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              message: string;
+              /** @enum {boolean} */
+              status: false;
+            };
+          };
+        };
+        /** @description Default Response */
         500: {
           headers: {
             [name: string]: unknown;
@@ -5375,6 +5388,19 @@ export interface paths {
         };
         /** @description Default Response */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              message: string;
+              /** @enum {boolean} */
+              status: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        429: {
           headers: {
             [name: string]: unknown;
           };
@@ -5575,6 +5601,19 @@ export interface paths {
         };
         /** @description Default Response */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              message: string;
+              /** @enum {boolean} */
+              status: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        429: {
           headers: {
             [name: string]: unknown;
           };
@@ -5835,6 +5874,17 @@ export interface paths {
           };
         };
         /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              message: string;
+            };
+          };
+        };
+        /** @description Default Response */
         500: {
           headers: {
             [name: string]: unknown;
@@ -6017,6 +6067,19 @@ export interface paths {
         };
         /** @description Default Response */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              message: string;
+              /** @enum {boolean} */
+              status: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        429: {
           headers: {
             [name: string]: unknown;
           };
@@ -7278,6 +7341,19 @@ export interface paths {
         };
         /** @description Default Response */
         422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              message: string;
+              /** @enum {boolean} */
+              status: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        429: {
           headers: {
             [name: string]: unknown;
           };
@@ -12060,6 +12136,19 @@ export interface paths {
           };
         };
         /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              message: string;
+              /** @enum {boolean} */
+              status: false;
+            };
+          };
+        };
+        /** @description Default Response */
         500: {
           headers: {
             [name: string]: unknown;
@@ -12127,6 +12216,19 @@ export interface paths {
         };
         /** @description Default Response */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              message: string;
+              /** @enum {boolean} */
+              status: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        429: {
           headers: {
             [name: string]: unknown;
           };
@@ -12487,7 +12589,7 @@ export interface paths {
     put?: never;
     /**
      * Probe an SNMP agent with a configuration (nothing is saved)
-     * @description Masked or blank secrets are taken from the device named by device_id. A probe that gets no proper answer is `{status: 301, message}`.
+     * @description Masked or blank secrets are taken from the device named by device_id, only when `ip` is that device's own address (elsewhere the secret must be sent). A probe that gets no proper answer is `{status: 301, message}`.
      */
     post: {
       parameters: {
@@ -13020,6 +13122,19 @@ export interface paths {
           };
         };
         /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              message: string;
+              /** @enum {boolean} */
+              status: false;
+            };
+          };
+        };
+        /** @description Default Response */
         500: {
           headers: {
             [name: string]: unknown;
@@ -13099,6 +13214,19 @@ export interface paths {
         };
         /** @description Default Response */
         415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              message: string;
+              /** @enum {boolean} */
+              status: false;
+            };
+          };
+        };
+        /** @description Default Response */
+        429: {
           headers: {
             [name: string]: unknown;
           };

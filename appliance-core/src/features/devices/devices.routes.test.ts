@@ -865,7 +865,7 @@ describe('device inventory (shared appliance)', () => {
 
   // spec: part2 > Device inventory > POST /api/device/{device}/recrawl
   describe('POST /api/device/{device}/recrawl', () => {
-    it('queues a crawl of an SNMP device (200), refuses a device without SNMP (422) and an unknown one (404)', async () => {
+    it('queues a crawl of an SNMP device (200), says what it does for a device without SNMP (200), 404 for an unknown one', async () => {
       const snmpDevice = await create({
         enable_snmp: true,
         snmpconfig: { snmp_community: 'c', snmp_port: CLOSED_PORT },
@@ -874,12 +874,14 @@ describe('device inventory (shared appliance)', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ status: 200, message: 'Crawl queued' });
       const plain = await create();
-      const refused = await req('POST', `/api/device/${plain}/recrawl`, { token: admin });
-      expect(refused.status).toBe(422);
-      expect(refused.body).toEqual({
-        status: 422,
-        message: 'SNMP is not enabled for this device.',
+      const withoutSnmp = await req('POST', `/api/device/${plain}/recrawl`, { token: admin });
+      expect(withoutSnmp.status).toBe(200);
+      expect(withoutSnmp.body).toEqual({
+        status: 200,
+        message:
+          'Nothing to crawl: SNMP is not enabled for this device (the crawl walks interfaces, disks and system data over SNMP). Only its reachability is measured, by its latency tracker when it has one.',
       });
+
       const missing = await req('POST', '/api/device/999999/recrawl', { token: admin });
       expect(missing.status).toBe(404);
       expect(missing.body).toEqual({ status: 404, message: 'Device not found' });

@@ -50,8 +50,18 @@ import { maskSnmpConfig, probeTargetOf } from '../../platform/snmp/snmp-config.j
 import { probeSystem, SnmpError, withSnmpSession } from '../../platform/snmp/snmp.client.js';
 
 const TAGS = ['devices'];
+const SECRET_FIELDS = [
+  'snmpconfig.snmp_community',
+  'snmpconfig.authpass',
+  'snmpconfig.privpass',
+] as const;
 const DEVICE_NOT_FOUND = 'Device not found';
 export const TEST_SNMP_TIMING = { timeoutMs: 2000, retries: 1 };
+export const RECRAWL_WITHOUT_SNMP =
+  'Nothing to crawl: SNMP is not enabled for this device (the crawl walks interfaces, disks and system data over SNMP). Only its reachability is measured, by its latency tracker when it has one.';
+/** testSnmp: a device's stored secret is only sent to that device's own address. */
+export const TEST_SNMP_SECRET_REQUIRED =
+  "Give the SNMP secret: a device's stored secret is only used to test that device's own address.";
 
 export interface DevicesRoutesDeps {
   devices: DevicesService;
@@ -239,14 +249,14 @@ export async function devicesRoutes(
     response: {
       200: StatusMessage(200),
       404: StatusCodeBody,
-      422: StatusCodeBody,
     },
 
     handler: async (request) => {
       const device = devices.visibleDevice(identityOf(request), request.params.device);
       if (!device) throw failure(404, DEVICE_NOT_FOUND);
+      // The crawl is an SNMP walk: a device without SNMP has nothing to crawl (spec: 200 always).
       if (device.enable_snmp !== 1 || !findSnmpConfig(db, device.id))
-        throw failure(422, 'SNMP is not enabled for this device.');
+        return { status: 200 as const, message: RECRAWL_WITHOUT_SNMP };
       devices.crawl.schedule(device.id);
       devices.crawl.queueNow(device.id);
       return { status: 200 as const, message: 'Crawl queued' };
@@ -267,7 +277,7 @@ export async function devicesRoutes(
     tags: TAGS,
     summary: 'Probe an SNMP agent with a configuration (nothing is saved)',
     description:
-      'Masked or blank secrets are taken from the device named by device_id. A probe that gets no proper answer is `{status: 301, message}`.',
+      "Masked or blank secrets are taken from the device named by device_id, only when `ip` is that device's own address (elsewhere the secret must be sent). A probe that gets no proper answer is `{status: 301, message}`.",
     body: TestSnmpBody,
     response: {
       200: TestSnmpResult,
@@ -279,13 +289,25 @@ export async function devicesRoutes(
     handler: async (request) => {
       const { ip, snmpconfig, device_id: deviceId } = request.body;
       let stored = null;
+      let device = null;
       if (deviceId !== undefined && deviceId !== null) {
-        const device = devices.visibleDevice(identityOf(request), deviceId);
+        device = devices.visibleDevice(identityOf(request), deviceId);
         if (!device) throw failure(404, DEVICE_NOT_FOUND);
         stored = findSnmpConfig(db, device.id) ?? null;
       }
       const host = canonicalIp(ip);
       if (!host) throw failure(422, 'The ip must be a valid IP address.');
+      // Masked secrets resolve to the device's stored ones only for the device's own address;
+      // elsewhere the stored secrets are withheld and a missing one is asked for.
+      if (stored && device && host !== device.ip_address) {
+        const withheld = { ...stored, snmp_community: null, authpass: null, privpass: null };
+        const bare = probeTargetOf(secrets, host, snmpconfig, withheld);
+        if ('errors' in bare && SECRET_FIELDS.some((field) => bare.errors[field])) {
+          const full = probeTargetOf(secrets, host, snmpconfig, stored);
+          if (!('errors' in full)) throw failure(422, TEST_SNMP_SECRET_REQUIRED);
+        }
+        stored = withheld;
+      }
       const probe = probeTargetOf(secrets, host, snmpconfig, stored);
       if ('errors' in probe)
         throw failure(422, Object.values(probe.errors)[0]?.[0] ?? 'The given data was invalid.');

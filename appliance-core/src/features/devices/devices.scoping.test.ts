@@ -379,4 +379,73 @@ describe('tag scoping of device-anchored endpoints', () => {
       message: 'Device deleted',
     });
   });
+
+  it("an address held by a device outside the caller's scope is refused with a text naming no device", async () => {
+    const GENERIC = { status: 409, message: 'This IP address cannot be used.' };
+    const set = (body: Record<string, unknown>) =>
+      asRestricted('POST', '/api/device/set', {
+        label: 'probe',
+        profile: 'dash_generic',
+        tags: ['site-a'],
+        ...body,
+      });
+    const devicesBefore = (
+      h.appliance.db.prepare('SELECT count(*) AS n FROM devices').get() as { n: number }
+    ).n;
+    // Create: the holder is out of scope (IPv6-mapped and canonical spellings alike).
+    const out = await set({ ip_address: '127.0.4.2' });
+    expect(out.status).toBe(409);
+    expect(out.body).toEqual(GENERIC);
+    expect(out.text).not.toContain('127.0.4.2');
+    // In scope: the caller may see the holder, so the address is named as before.
+    expect((await set({ ip_address: '127.0.4.1' })).body).toEqual({
+      status: 409,
+      message: 'A device with the IP address 127.0.4.1 already exists.',
+    });
+    // Update: moving an own device onto the out-of-scope holder's address.
+    const own = await set({ ip_address: '127.0.4.60' });
+    expect(own.status).toBe(200);
+    const ownId = own.body.device.id as number;
+    expect((await set({ id: ownId, ip_address: '127.0.4.2' })).body).toEqual(GENERIC);
+    expect(
+      (
+        h.appliance.db.prepare('SELECT ip_address FROM devices WHERE id = ?').get(ownId) as {
+          ip_address: string;
+        }
+      ).ip_address,
+    ).toBe('127.0.4.60');
+    // An unrestricted caller still reads which address is taken.
+    expect(
+      (
+        await asAdmin('POST', '/api/device/set', {
+          ip_address: '127.0.4.2',
+          label: 'dup',
+          profile: 'dash_generic',
+        })
+      ).body,
+    ).toEqual({ status: 409, message: 'A device with the IP address 127.0.4.2 already exists.' });
+    // Importing an in-scope pending row whose address an out-of-scope device holds.
+    const now = Date.now();
+    const db = h.appliance.db;
+    const pendingId = Number(
+      db
+        .prepare(
+          `INSERT INTO pending_devices (label, ip_address, profile, source, first_seen_at, last_seen_at) VALUES ('p', '127.0.4.2', 'dash_generic', 'agent', ?, ?)`,
+        )
+        .run(now, now).lastInsertRowid,
+    );
+    db.prepare(
+      `INSERT INTO pending_device_tags (pending_id, tag_id) SELECT ?, id FROM tags WHERE slug = 'site-a'`,
+    ).run(pendingId);
+    expect((await asRestricted('POST', '/api/importPending', { id: pendingId })).body).toEqual({
+      status: false,
+      hasError: true,
+      message: 'This IP address cannot be used.',
+    });
+    db.prepare('DELETE FROM pending_devices WHERE id = ?').run(pendingId);
+    await asRestricted('DELETE', `/api/device/${ownId}`);
+    expect((db.prepare('SELECT count(*) AS n FROM devices').get() as { n: number }).n).toBe(
+      devicesBefore,
+    );
+  });
 });

@@ -106,6 +106,9 @@ export type TagPlan =
   | { ok: true; tagIds: number[]; tags: { slug: string; name: string }[] }
   | { ok: false; message: string };
 
+/** What a tag-restricted caller reads when a device outside their scope holds the address. */
+export const ADDRESS_UNAVAILABLE = 'This IP address cannot be used.';
+
 export class DeviceRuleError extends Error {
   constructor(
     readonly status: 409 | 422,
@@ -594,7 +597,7 @@ export class DevicesService {
     const address = ip as string;
     const holder = findDeviceByIp(db, address);
     if (holder && holder.id !== existing?.id)
-      throw new DeviceRuleError(409, `A device with the IP address ${address} already exists.`);
+      throw new DeviceRuleError(409, this.takenAddressMessage(identity, holder.id, address));
 
     const fields: DeviceFields = {
       label,
@@ -625,7 +628,7 @@ export class DevicesService {
       // Re-checked inside the transaction: the unique index is the last word, this gives the 409.
       const again = findDeviceByIp(db, address);
       if (again && again.id !== existing?.id)
-        throw new DeviceRuleError(409, `A device with the IP address ${address} already exists.`);
+        throw new DeviceRuleError(409, this.takenAddressMessage(identity, again.id, address));
       const deviceId = existing ? existing.id : insertDevice(db, fields, now);
       if (existing) updateDevice(db, deviceId, fields, now);
       if (snmp) saveSnmpConfig(db, deviceId, snmp, now);
@@ -645,6 +648,17 @@ export class DevicesService {
   }
 
   /**
+   * The refusal of an address another device holds. A caller who may see that device reads which
+   * address is taken; a tag-restricted caller who may not reads a text that names no device (the
+   * refusal itself still tells that the address is taken: addresses are unique across devices).
+   */
+  takenAddressMessage(identity: Identity, holderId: number, address: string): string {
+    return deviceInScope(identity, tagIdsOfDevice(this.ctx.db, holderId))
+      ? `A device with the IP address ${address} already exists.`
+      : ADDRESS_UNAVAILABLE;
+  }
+
+  /**
    * Turns a pending row into a device (its SNMP configuration and tags, or `requestedTags`) and
    * removes the row. Refused when a device holds the address or the row's settings are incomplete.
    */
@@ -654,10 +668,11 @@ export class DevicesService {
     requestedTags: readonly TagIn[] | undefined,
   ): { ok: true; id: number } | { ok: false; message: string } {
     const { db, clock, secrets } = this.ctx;
-    if (findDeviceByIp(db, pending.ip_address))
+    const holder = findDeviceByIp(db, pending.ip_address);
+    if (holder)
       return {
         ok: false,
-        message: `A device with the IP address ${pending.ip_address} already exists.`,
+        message: this.takenAddressMessage(identity, holder.id, pending.ip_address),
       };
     if (!profileExists(db, pending.profile))
       return { ok: false, message: 'The selected profile is invalid.' };
@@ -696,11 +711,15 @@ export class DevicesService {
       deletePending(db, pending.id);
       return deviceId;
     })();
-    if (id === null)
+    if (id === null) {
+      const taken = findDeviceByIp(db, pending.ip_address);
       return {
         ok: false,
-        message: `A device with the IP address ${pending.ip_address} already exists.`,
+        message: taken
+          ? this.takenAddressMessage(identity, taken.id, pending.ip_address)
+          : ADDRESS_UNAVAILABLE,
       };
+    }
     if (snmp) {
       this.crawl.schedule(id);
       this.crawl.queueNow(id);

@@ -241,6 +241,7 @@ describe('credentials and pending devices (shared appliance)', () => {
           'The snmp privprot must be one of DES, AES, AES256B, AES256R.',
         ],
         [{ ...base, authpass: 'short' }, 'The authpass must be at least 8 characters.'],
+        [{ ...base, snmp_privpass: '1234567' }, 'The snmp privpass must be at least 8 characters.'],
         [{ ...base, snmp_port: 0 }, 'The snmp port field must be at least 1.'],
         [{ ...base, id: 999_999 }, 'Credential not found'],
         [{ action: 'delete' }, 'The id field is required.'],

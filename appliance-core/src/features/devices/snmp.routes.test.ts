@@ -197,7 +197,7 @@ describe.runIf(havePeer('snmpd', 'snmpd'))('SNMP through the API (real snmpd)', 
       expect(des.body.status).toBe(301);
     });
 
-    it('resolves masked or blank secrets from the device named by device_id, and saves nothing', async () => {
+    it("resolves masked or blank secrets from the device named by device_id for that device's own address only, and saves nothing", async () => {
       const created = await req('POST', '/api/device/set', {
         token: admin,
         body: {
@@ -216,24 +216,44 @@ describe.runIf(havePeer('snmpd', 'snmpd'))('SNMP through the API (real snmpd)', 
         );
       const before = config();
       const masked = v3({ authpass: SENTINEL, privpass: '' });
-      expect((await test({ ip: '127.0.0.2', snmpconfig: masked, device_id: id })).body).toEqual({
+      expect((await test({ ip: '127.0.0.4', snmpconfig: masked, device_id: id })).body).toEqual({
         status: 200,
         message: 'SNMP answered: snmp-peer',
       });
       expect(
         (
           await test({
-            ip: '127.0.0.2',
+            ip: '127.0.0.4',
             snmpconfig: { ...masked, authpass: undefined, privpass: undefined },
             device_id: id,
           })
         ).body.status,
       ).toBe(200);
+      // Another address never gets the device's stored secret: the caller must send it.
+      const REQUIRED = {
+        status: false,
+        message:
+          "Give the SNMP secret: a device's stored secret is only used to test that device's own address.",
+      };
+      for (const snmpconfig of [
+        masked,
+        { ...masked, authpass: undefined, privpass: undefined },
+        v3({ privpass: SENTINEL }),
+      ]) {
+        const elsewhere = await test({ ip: '127.0.0.2', snmpconfig, device_id: id });
+        expect(elsewhere.status).toBe(422);
+        expect(elsewhere.body).toEqual(REQUIRED);
+      }
+      // ... and with every secret sent, another address is probed with what was sent.
+      expect((await test({ ip: '127.0.0.2', snmpconfig: v3(), device_id: id })).body).toEqual({
+        status: 200,
+        message: 'SNMP answered: snmp-peer',
+      });
       // A plaintext sent wins over the stored secret.
       expect(
         (
           await test({
-            ip: '127.0.0.2',
+            ip: '127.0.0.4',
             snmpconfig: v3({ privpass: 'wrong-privpass' }),
             device_id: id,
           })
@@ -265,6 +285,15 @@ describe.runIf(havePeer('snmpd', 'snmpd'))('SNMP through the API (real snmpd)', 
         [
           { ip: '127.0.0.2', snmpconfig: { ...v2(), snmp_port: 0 } },
           'The snmpconfig.snmp port field must be at least 1.',
+        ],
+        // RFC 3414: SNMPv3 passphrases are at least 8 characters.
+        [
+          { ip: '127.0.0.2', snmpconfig: v3({ authpass: 'short' }) },
+          'The authpass must be at least 8 characters.',
+        ],
+        [
+          { ip: '127.0.0.2', snmpconfig: v3({ privpass: '1234567' }) },
+          'The privpass must be at least 8 characters.',
         ],
       ];
       for (const [body, message] of cases) {

@@ -20,6 +20,7 @@ import {
 } from './devices.schema.js';
 import type { DevicesService } from './devices.service.js';
 import { SnmpError, withSnmpSession, type WalkOptions } from '../../platform/snmp/snmp.client.js';
+import type { ToolRunSlots } from '../tools/index.js';
 
 const INVALID_DEVICE = 'Invalid device specified';
 /** A live walk covers the agent's whole view, within these bounds. */
@@ -34,6 +35,8 @@ export const LIVE_WALK_CONCURRENCY = 2;
 
 export interface WalksRoutesDeps {
   devices: DevicesService;
+  /** The appliance's tool-run slots: a live walk is a tool run (429 past the limits). */
+  toolRuns: Pick<ToolRunSlots, 'hook'>;
 }
 
 export async function walksRoutes(
@@ -65,8 +68,10 @@ export async function walksRoutes(
     tags: ['tools'],
     summary: "Walk a device's SNMP tree now with its stored credentials (long-running)",
     params: WalkTargetParams,
+    onRequest: deps.toolRuns.hook,
     response: {
       200: Type.Union([LiveWalkResult, StatusMessageBody]),
+      429: StatusMessageBody,
       500: StatusMessageBody,
     },
 

@@ -5,3 +5,4 @@ export {
   ToolsService,
   type ToolsOverrides,
 } from './tools.service.js';
+export { ToolRunSlots } from './tool-runs.service.js';

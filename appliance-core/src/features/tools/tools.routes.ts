@@ -1,7 +1,8 @@
 /**
  * Network tools (spec part 2 > Network tools, permission `tools`), except the SNMP walk pair.
  * Every target is checked (platform/net/targets.ts) before any process starts; a bad one gets
- * the endpoint's failure shape.
+ * the endpoint's failure shape. Every route that runs a tool takes a run slot first
+ * (tool-runs.service.ts): past the per-user or appliance limit it answers 429 with Retry-After.
  */
 import { Type } from '@sinclair/typebox';
 import type { CoreContext } from '../../platform/context.js';
@@ -102,12 +103,16 @@ export async function toolsRoutes(
   deps: ToolsRoutesDeps,
 ): Promise<void> {
   const { tools } = deps;
+  /** Takes a tool-run slot for the caller (429 with Retry-After past the limits). */
+  const runSlot = tools.runs.hook;
 
   // spec: part2 > Network tools > SSEgetPingInfo
   defineEventStream(app, {
     ...TOOL,
     method: 'GET',
     url: '/api/SSEgetPingInfo/:pingTarget',
+    response: { 429: StatusMessageBody },
+    onRequest: runSlot,
     summary: 'Ping a target 10 times, one event per reply as it arrives, then the summary',
     params: PingParams,
     frames:
@@ -121,9 +126,10 @@ export async function toolsRoutes(
     ...TOOL,
     method: 'POST',
     url: '/api/getPingInfo/:pingTarget',
+    onRequest: runSlot,
     summary: 'Ping a target 4 times (answers within about ten seconds)',
     params: PingParams,
-    response: { 200: PingAnswer },
+    response: { 200: PingAnswer, 429: StatusMessageBody },
     handler: async (request, reply) => {
       const target = targetOf(request.params.pingTarget);
       const result = await tools.ping(target, disconnectSignal(reply));
@@ -136,6 +142,8 @@ export async function toolsRoutes(
     ...TOOL,
     method: 'GET',
     url: '/api/SSEgetMTRInfo/:mtrTarget',
+    response: { 429: StatusMessageBody },
+    onRequest: runSlot,
     summary:
       'MTR for 10 cycles: sent, host and reply frames, always ending with event: stream-complete',
     params: MtrParams,
@@ -150,9 +158,10 @@ export async function toolsRoutes(
     ...TOOL,
     method: 'POST',
     url: '/api/getTracerouteInfo/:traceTarget',
+    onRequest: runSlot,
     summary: 'Traceroute (at most 10 hops) with the path MTU at each hop',
     params: TraceParams,
-    response: { 200: TraceAnswer },
+    response: { 200: TraceAnswer, 429: StatusMessageBody },
     handler: async (request, reply) => {
       const target = targetOf(request.params.traceTarget);
       return {
@@ -167,9 +176,10 @@ export async function toolsRoutes(
     ...TOOL,
     method: 'POST',
     url: '/api/getPortscanInfo',
+    onRequest: runSlot,
     summary: 'Port scan with nmap (timing 3, 4 or 5; optional version detection)',
     body: PortscanBody,
-    response: { 200: PortscanAnswer },
+    response: { 200: PortscanAnswer, 429: StatusMessageBody },
     handler: async (request, reply) => {
       const body = request.body;
       const target = targetOf(body.ip.trim());
@@ -235,10 +245,12 @@ export async function toolsRoutes(
     ...TOOL_ROUTE,
     method: 'POST',
     url: '/api/getSpeedTestInfo',
+    onRequest: runSlot,
     errors: { ...ERROR_PRESETS.message, internal: 'Speed test failed' },
     summary: 'Run a speed test against the configured server and record it',
     response: {
       201: Type.Object({ message: SpeedTestResult }),
+      429: MessageBody,
       409: MessageBody,
       500: Type.Union([StatusMessageBody, MessageBody]),
     },
@@ -281,6 +293,7 @@ export async function toolsRoutes(
     ...TOOL_ROUTE,
     method: 'POST',
     url: '/api/iperf/client/run',
+    onRequest: runSlot,
     errors: {
       ...ERROR_PRESETS.statusMessage,
       validationStatus: 422,
@@ -290,6 +303,7 @@ export async function toolsRoutes(
     body: IperfBody,
     response: {
       201: Type.Object({ message: IperfResult }),
+      429: StatusMessageBody,
       409: StatusMessageBody,
       502: StatusMessageBody,
     },
@@ -358,9 +372,10 @@ export async function toolsRoutes(
     ...TOOL,
     method: 'GET',
     url: '/api/tools/whois/:ip',
+    onRequest: runSlot,
     summary: 'whois record of an IP address',
     params: IpParams,
-    response: { 200: WhoisAnswer },
+    response: { 200: WhoisAnswer, 429: StatusMessageBody },
     handler: async (request, reply) => {
       const ip = ipOf(request.params.ip);
       return { status: 201 as const, message: await tools.whois(ip, disconnectSignal(reply)) };
@@ -372,9 +387,10 @@ export async function toolsRoutes(
     ...TOOL,
     method: 'GET',
     url: '/api/tools/geoip/:ip',
+    onRequest: runSlot,
     summary: 'Geolocation of a globally routable IP address',
     params: IpParams,
-    response: { 200: GeoAnswer },
+    response: { 200: GeoAnswer, 429: StatusMessageBody },
     handler: async (request, reply) => {
       const ip = ipOf(request.params.ip);
       const kind = classifyAddress(ip.value);

@@ -41,6 +41,11 @@ import type {
   SpeedTestResult,
   TraceHop,
 } from './tools.schema.js';
+import {
+  DEFAULT_TOOL_RUNS_PER_USER,
+  DEFAULT_TOOL_RUNS_TOTAL,
+  ToolRunSlots,
+} from './tool-runs.service.js';
 import { traceroute } from './traceroute.tool.js';
 import { whois } from './whois.tool.js';
 import {
@@ -120,6 +125,8 @@ export class ToolsService {
   readonly runner: ToolRunner;
   readonly iperfServer: IperfServer;
   readonly geoip: GeoIp;
+  /** Tool runs under way, per user and in all (every tool route takes a slot). */
+  readonly runs: ToolRunSlots;
   private throughputBusy = false;
   private readonly db: DB;
   private readonly clock: Clock;
@@ -131,6 +138,10 @@ export class ToolsService {
     this.db = ctx.db;
     this.clock = ctx.clock;
     this.runner = new ToolRunner(defaultToolsOptions(ctx.config));
+    this.runs = new ToolRunSlots({
+      perUser: ctx.config.toolRunsPerUser ?? DEFAULT_TOOL_RUNS_PER_USER,
+      total: ctx.config.toolRunsTotal ?? DEFAULT_TOOL_RUNS_TOTAL,
+    });
     this.configure(overrides);
     this.iperfServer = new IperfServer(this.runner);
     this.geoip = new GeoIp(

@@ -10,6 +10,11 @@ import net, { type LookupFunction } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAppliance, type Harness } from '../../../../test/harness/appliance.js';
 import { createSelfSigned } from '../../platform/security/certificate.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase } from '../../platform/db/database.js';
+import { loadMigrations, migrate } from '../../platform/db/migrate.js';
 import { Scheduler } from '../../platform/scheduler/scheduler.js';
 import { DAY_MS, systemClock, toSqlDateTime } from '../../platform/time/time.js';
 import { checkUrl } from './url.checker.js';
@@ -42,6 +47,10 @@ describe('URL checks against local servers', () => {
 
   beforeAll(async () => {
     const handler: http.RequestListener = (req, res) => {
+      if (req.url === '/redirect') {
+        res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end('moved');
+        return;
+      }
       if (req.url === '/error') {
         res.writeHead(503, { 'content-type': 'text/plain' }).end('maintenance');
         return;
@@ -151,6 +160,87 @@ describe('URL checks against local servers', () => {
     );
   });
 
+  describe('outbound rule at each check (resolved address, one lookup, no redirects)', () => {
+    /** A resolver answering from `answers` in turn (the last one repeats), counting its calls. */
+    const scripted = (answers: string[]) => {
+      let calls = 0;
+      const lookup: LookupFunction = (_hostname, options, callback) => {
+        const address = answers[Math.min(calls, answers.length - 1)] as string;
+        calls++;
+        const family = address.includes(':') ? 6 : 4;
+        const cb = callback as (err: null, address: unknown, family?: number) => void;
+        if ((options as { all?: boolean }).all) cb(null, [{ address, family }]);
+        else cb(null, address, family);
+      };
+      return { lookup, calls: () => calls };
+    };
+    const ON = { allowPrivate: true };
+
+    it('a name resolving to the metadata address is refused; the check names it', async () => {
+      const { lookup, calls } = scripted(['169.254.169.254']);
+      expect(
+        await checkUrl(`http://status.test:${httpPort}/`, 'x', {
+          timeoutMs: 2000,
+          lookup,
+          policy: ON,
+        }),
+      ).toEqual({
+        ok: false,
+        latency: -1,
+        status: null,
+        sslExpiresAt: null,
+        message: 'Refused: status.test resolves to 169.254.169.254, a cloud metadata address',
+      });
+      expect(calls()).toBe(1);
+    });
+
+    it('resolves once per check and connects to that address (a rebinding name gains nothing)', async () => {
+      const { lookup, calls } = scripted(['127.0.0.1', '169.254.169.254']);
+      const url = `http://status.test:${httpPort}/`;
+      const first = await checkUrl(url, 'operational', { timeoutMs: 2000, lookup, policy: ON });
+      expect(first).toMatchObject({ ok: true, status: 200 });
+      expect(calls()).toBe(1);
+      const second = await checkUrl(url, 'operational', { timeoutMs: 2000, lookup, policy: ON });
+      expect(second.message).toBe(
+        'Refused: status.test resolves to 169.254.169.254, a cloud metadata address',
+      );
+      expect(calls()).toBe(2);
+    });
+
+    it('literal hosts and metadata names are refused before any lookup or connection', async () => {
+      const { lookup, calls } = scripted(['127.0.0.1']);
+      for (const [url, text] of [
+        ['http://[::ffff:169.254.169.254]/', '::ffff:a9fe:a9fe is a cloud metadata address'],
+        ['http://2852039166/', '169.254.169.254 is a cloud metadata address'],
+        ['http://[fe80::1]/', 'fe80::1 is a link-local address'],
+        ['http://metadata.google.internal/', 'metadata.google.internal is a cloud metadata name'],
+      ] as const) {
+        expect(
+          (await checkUrl(url, 'x', { timeoutMs: 2000, lookup, policy: ON })).message,
+          url,
+        ).toBe(`Refused: ${text}`);
+      }
+      expect(calls()).toBe(0);
+      const off = await checkUrl(`http://127.0.0.1:${httpPort}/`, 'operational', {
+        timeoutMs: 2000,
+        policy: { allowPrivate: false },
+      });
+      expect(off.message).toBe('Refused: 127.0.0.1 is a loopback address');
+    });
+
+    it('a redirect is the answer checked, never followed', async () => {
+      const result = await checkUrl(`http://127.0.0.1:${httpPort}/redirect`, 'meta-data', {
+        timeoutMs: 2000,
+        policy: ON,
+      });
+      expect(result).toMatchObject({
+        ok: false,
+        status: 302,
+        message: 'Pattern not found in the response (HTTP 302)',
+      });
+    });
+  });
+
   describe('endpoints (shared appliance)', () => {
     let h: Harness;
     let admin: string;
@@ -207,7 +297,7 @@ describe('URL checks against local servers', () => {
         [{ newtracker: { url: 'not a url', pattern: 'x' } }, 'The URL is not valid'],
         [
           { newtracker: { url: 'http://127.0.0.1/', pattern: 'x', interval: 0 } },
-          'The interval must be a whole number of seconds from 1 to 2592000',
+          'The interval must be a whole number of seconds from 30 to 2592000',
         ],
         [
           { newtracker: { id: 999_999, url: 'http://127.0.0.1/', pattern: 'x' } },
@@ -303,5 +393,207 @@ describe('URL checks against local servers', () => {
         data: [],
       });
     });
+
+    const count = () =>
+      (h.appliance.db.prepare('SELECT count(*) AS n FROM url_trackers').get() as { n: number }).n;
+
+    it('saveUrl refuses link-local and metadata hosts in every spelling; nothing is stored', async () => {
+      const before = count();
+      for (const [url, reason] of [
+        ['http://169.254.169.254/latest/meta-data/', '169.254.169.254 is a cloud metadata address'],
+        ['http://2852039166/', '169.254.169.254 is a cloud metadata address'],
+        ['http://0251.0376.0251.0376/', '169.254.169.254 is a cloud metadata address'],
+        ['http://0xA9.0xFE.0xA9.0xFE/', '169.254.169.254 is a cloud metadata address'],
+        ['http://0xa9fea9fe/', '169.254.169.254 is a cloud metadata address'],
+        ['http://[::ffff:169.254.169.254]/', '::ffff:a9fe:a9fe is a cloud metadata address'],
+        ['https://[fd00:ec2::254]/', 'fd00:ec2::254 is a cloud metadata address'],
+        ['http://169.254.10.1:8080/', '169.254.10.1 is a link-local address'],
+        ['http://[fe80::1]/', 'fe80::1 is a link-local address'],
+        ['http://metadata.google.internal/', 'metadata.google.internal is a cloud metadata name'],
+        ['http://Metadata.Google.Internal./', 'metadata.google.internal is a cloud metadata name'],
+        ['http://0/', "0.0.0.0 is not a single host's address"],
+      ] as const) {
+        const res = await h.request('POST', '/api/saveUrl', {
+          token: admin,
+          body: { newtracker: { url, pattern: 'x' } },
+        });
+        expect(res.status, url).toBe(200);
+        expect(res.body, url).toEqual(FAIL(`This URL cannot be monitored: ${reason}`));
+      }
+      expect(count()).toBe(before);
+      // Internal hosts stay allowed (spec: "internal hosts allowed").
+      for (const url of ['http://127.0.0.1:8080/', 'http://10.0.0.1/', 'http://[::1]/']) {
+        const res = await h.request('POST', '/api/saveUrl', {
+          token: admin,
+          body: { newtracker: { url, pattern: 'x' } },
+        });
+        expect(res.body.status, url).toBe(201);
+        await h.request('POST', '/api/deleteUrl', {
+          token: admin,
+          body: { id: res.body.message.id },
+        });
+      }
+      // An update to a refused host is refused too and leaves the tracker as it was.
+      const kept = await h.request('POST', '/api/saveUrl', {
+        token: admin,
+        body: { newtracker: { url: 'http://127.0.0.1/', pattern: 'x' } },
+      });
+      const id = kept.body.message.id;
+      expect(
+        (
+          await h.request('POST', '/api/saveUrl', {
+            token: admin,
+            body: { newtracker: { id, url: 'http://169.254.169.254/', pattern: 'x' } },
+          })
+        ).body,
+      ).toEqual(FAIL('This URL cannot be monitored: 169.254.169.254 is a cloud metadata address'));
+      expect(
+        (
+          h.appliance.db.prepare('SELECT url FROM url_trackers WHERE id = ?').get(id) as {
+            url: string;
+          }
+        ).url,
+      ).toBe('http://127.0.0.1/');
+      await h.request('POST', '/api/deleteUrl', { token: admin, body: { id } });
+    });
+
+    it('the interval is 30 seconds at least', async () => {
+      for (const interval of [1, 29, '29']) {
+        expect(
+          (
+            await h.request('POST', '/api/saveUrl', {
+              token: admin,
+              body: { newtracker: { url: 'http://127.0.0.1/', pattern: 'x', interval } },
+            })
+          ).body,
+        ).toEqual(FAIL('The interval must be a whole number of seconds from 30 to 2592000'));
+      }
+      const ok = await h.request('POST', '/api/saveUrl', {
+        token: admin,
+        body: { newtracker: { url: 'http://127.0.0.1/', pattern: 'x', interval: 30 } },
+      });
+      expect(ok.body.message.interval).toBe(30);
+      await h.request('POST', '/api/deleteUrl', { token: admin, body: { id: ok.body.message.id } });
+    });
+
+    it('at most 1000 URL trackers; an update at the limit still works', async () => {
+      const now = Date.now();
+      const insert = h.appliance.db.prepare(
+        'INSERT INTO url_trackers (url, pattern, interval, created_at, updated_at) VALUES (?, ?, 300, ?, ?)',
+      );
+      h.appliance.db.transaction(() => {
+        for (let i = count(); i < 999; i++) insert.run(`http://127.0.0.1/${i}`, 'x', now, now);
+      })();
+      const last = await h.request('POST', '/api/saveUrl', {
+        token: admin,
+        body: { newtracker: { url: 'http://127.0.0.1/last', pattern: 'x' } },
+      });
+      expect(last.body.status).toBe(201);
+      expect(count()).toBe(1000);
+      const over = await h.request('POST', '/api/saveUrl', {
+        token: admin,
+        body: { newtracker: { url: 'http://127.0.0.1/over', pattern: 'x' } },
+      });
+      expect(over.status).toBe(200);
+      expect(over.body).toEqual(
+        FAIL('At most 1000 URL trackers can be kept; delete one before adding another'),
+      );
+      expect(count()).toBe(1000);
+      const updated = await h.request('POST', '/api/saveUrl', {
+        token: admin,
+        body: { newtracker: { id: last.body.message.id, url: 'http://127.0.0.1/x', pattern: 'y' } },
+      });
+      expect(updated.body.status).toBe(201);
+      h.appliance.db.prepare('DELETE FROM url_trackers').run();
+    });
+  });
+
+  describe('APPLIANCE_URL_ALLOW_PRIVATE=off', () => {
+    let h: Harness;
+    let admin: string;
+    beforeAll(async () => {
+      h = await startAppliance({ APPLIANCE_URL_ALLOW_PRIVATE: 'off' });
+      admin = await h.login();
+    });
+    afterAll(() => h?.close());
+
+    it('saveUrl refuses loopback and private hosts; a stored one is refused at its next check', async () => {
+      for (const [url, reason] of [
+        ['http://127.0.0.1/', '127.0.0.1 is a loopback address'],
+        ['http://127.1/', '127.0.0.1 is a loopback address'],
+        ['http://[::1]/', '::1 is a loopback address'],
+        ['http://10.1.2.3/', '10.1.2.3 is a private address'],
+        ['http://172.16.5.4/', '172.16.5.4 is a private address'],
+        ['http://192.168.0.1/', '192.168.0.1 is a private address'],
+        ['http://100.64.0.1/', '100.64.0.1 is a private address'],
+        ['http://[fd12::1]/', 'fd12::1 is a private address'],
+      ] as const) {
+        expect(
+          (
+            await h.request('POST', '/api/saveUrl', {
+              token: admin,
+              body: { newtracker: { url, pattern: 'x' } },
+            })
+          ).body,
+          url,
+        ).toEqual({
+          status: false,
+          hasError: true,
+          message: `This URL cannot be monitored: ${reason}`,
+        });
+      }
+      // A tracker stored while private addresses were allowed: refused at its next check.
+      const now = Date.now();
+      const id = Number(
+        h.appliance.db
+          .prepare(
+            'INSERT INTO url_trackers (url, pattern, interval, created_at, updated_at) VALUES (?, ?, 300, ?, ?)',
+          )
+          .run(`http://127.0.0.1:${httpPort}/`, 'operational', now, now).lastInsertRowid,
+      );
+      const engine = new UrlMonitorEngine(
+        { ...h.appliance.ctx, clock: systemClock },
+        new Scheduler(systemClock),
+        { timeoutMs: 2000 },
+      );
+      await engine.check(id);
+      expect(
+        h.appliance.db
+          .prepare('SELECT ok, message, latency FROM url_trackers WHERE id = ?')
+          .get(id),
+      ).toEqual({ ok: 0, message: 'Refused: 127.0.0.1 is a loopback address', latency: -1 });
+    });
+  });
+});
+
+describe('the interval floor migration', () => {
+  it('raises stored intervals below 30 s to 30 and leaves the others', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'url-floor-'));
+    const db = openDatabase(path.join(dir, 'appliance.db'));
+    try {
+      const all = loadMigrations();
+      const floor = all.find((m) => m.name === 'url_interval_floor');
+      expect(floor).toBeDefined();
+      migrate(
+        db,
+        0,
+        all.filter((m) => m.id < (floor as { id: number }).id),
+      );
+      const insert = db.prepare(
+        'INSERT INTO url_trackers (url, pattern, interval, created_at, updated_at) VALUES (?, ?, ?, 0, 0)',
+      );
+      for (const interval of [1, 29, 30, 300]) insert.run('http://127.0.0.1/', 'x', interval);
+      migrate(db, 0, all);
+      expect(
+        (
+          db.prepare('SELECT interval FROM url_trackers ORDER BY id').all() as {
+            interval: number;
+          }[]
+        ).map((r) => r.interval),
+      ).toEqual([30, 30, 30, 300]);
+    } finally {
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

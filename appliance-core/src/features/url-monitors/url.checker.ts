@@ -2,12 +2,18 @@
  * One URL check: an HTTP or HTTPS GET with a deadline, timing the whole exchange, reading at most
  * 1 MiB of the body, looking for the pattern (a plain substring, never a regular expression), and
  * reading the TLS certificate's expiry. The failure message names what failed: DNS, connect, TLS,
- * timeout, HTTP status or pattern. Name resolution is injectable (tests never query DNS).
+ * timeout, HTTP status, pattern, or a refused address. Name resolution is injectable (tests never
+ * query DNS). Redirects are never followed (a 3xx is the answer checked).
+ *
+ * With a `policy`, the host is judged before anything is sent (IP literals by address, metadata
+ * names by name) and every address a name resolves to is judged inside the lookup the socket
+ * uses (platform/net/outbound.ts): the connection goes to the address that was checked.
  */
 import type { LookupFunction } from 'node:net';
 import http from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
+import { guardLookup, hostRefusal, type OutboundPolicy } from '../../platform/net/outbound.js';
 
 export interface UrlCheckResult {
   ok: boolean;
@@ -24,6 +30,8 @@ export interface UrlCheckOptions {
   timeoutMs: number;
   /** Name resolution (default: the system resolver). */
   lookup?: LookupFunction;
+  /** Addresses the check may connect to (none refused without one). */
+  policy?: OutboundPolicy;
   now?: () => number;
   maxBodyBytes?: number;
 }
@@ -36,6 +44,7 @@ export function describeNetworkError(
   port: number,
 ): string {
   const code = err.code ?? '';
+  if (code === 'ERR_ADDRESS_REFUSED') return `Refused: ${err.message}`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME' || code === 'EAI_FAIL')
     return `DNS lookup failed for ${host} (${code})`;
   if (code === 'ECONNREFUSED') return `Connection refused by ${host}:${port}`;
@@ -82,6 +91,16 @@ export function checkUrl(
   const host = target.hostname.replace(/^\[|\]$/g, '');
   const port = Number(target.port || (secure ? 443 : 80));
   const maxBody = options.maxBodyBytes ?? MAX_BODY;
+  const refusal = options.policy ? hostRefusal(host, options.policy) : null;
+  if (refusal)
+    return Promise.resolve({
+      ok: false,
+      latency: -1,
+      status: null,
+      sslExpiresAt: null,
+      message: `Refused: ${refusal}`,
+    });
+  const lookup = options.policy ? guardLookup(options.policy, options.lookup) : options.lookup;
 
   return new Promise((resolve) => {
     const started = process.hrtime.bigint();
@@ -100,7 +119,7 @@ export function checkUrl(
       method: 'GET',
       headers: { 'user-agent': 'appliance-url-monitor', accept: '*/*' },
       agent: false,
-      ...(options.lookup ? { lookup: options.lookup } : {}),
+      ...(lookup ? { lookup } : {}),
       ...(secure
         ? { rejectUnauthorized: false, servername: /^[0-9.]+$|:/.test(host) ? undefined : host }
         : {}),

@@ -1,11 +1,15 @@
 /**
  * URL checks on the shared scheduler: one job per URL tracker on its `interval`, at most
  * `concurrency` checks at once, each bounded by its timeout, so a slow or dead site never delays
- * the others. Saving or deleting a tracker through the API takes effect at once.
+ * the others. Saving or deleting a tracker through the API takes effect at once. Every check
+ * judges the address it connects to (urlPolicyOf: APPLIANCE_URL_ALLOW_PRIVATE), so a tracker
+ * stored before a rule existed, or a name that starts resolving elsewhere, is refused at its
+ * next check.
  */
 import type { LookupFunction } from 'node:net';
 import type { CoreContext } from '../../platform/context.js';
 import type { Scheduler } from '../../platform/scheduler/scheduler.js';
+import type { OutboundPolicy } from '../../platform/net/outbound.js';
 import { checkUrl } from './url.checker.js';
 import { findUrlTracker, listUrlTrackers, recordUrlCheck } from './url.repository.js';
 
@@ -16,12 +20,17 @@ export interface UrlEngineOptions {
   lookup?: LookupFunction;
 }
 
+/** The outbound rule of URL monitoring under the appliance's configuration. */
+export const urlPolicyOf = (config: CoreContext['config']): OutboundPolicy => ({
+  allowPrivate: config.urlAllowPrivate !== 'off',
+});
+
 export class UrlMonitorEngine {
   readonly name = 'url-monitors';
   checks = 0;
 
   constructor(
-    private readonly ctx: Pick<CoreContext, 'db' | 'clock' | 'log'>,
+    private readonly ctx: Pick<CoreContext, 'db' | 'clock' | 'log' | 'config'>,
     private readonly scheduler: Scheduler,
     private readonly options: UrlEngineOptions = {},
   ) {
@@ -60,6 +69,7 @@ export class UrlMonitorEngine {
     const result = await checkUrl(row.url, row.pattern, {
       timeoutMs,
       now: () => this.ctx.clock.now(),
+      policy: urlPolicyOf(this.ctx.config),
       ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
     });
     this.checks++;

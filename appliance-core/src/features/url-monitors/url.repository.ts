@@ -6,6 +6,11 @@ import { toSqlDateTime } from '../../platform/time/time.js';
 import type { UrlCheckResult } from './url.checker.js';
 
 export const URL_DEFAULT_INTERVAL = 300;
+/** Checks at most every 30 s (the url_interval_floor migration raised shorter stored intervals to it). */
+export const URL_MIN_INTERVAL = 30;
+export const URL_MAX_INTERVAL = 2_592_000;
+/** URL trackers the appliance keeps at most. */
+export const URL_TRACKER_LIMIT = 1000;
 
 export interface UrlTrackerRow {
   id: number;
@@ -51,6 +56,9 @@ export function updateUrlTracker(
     'UPDATE url_trackers SET url = ?, pattern = ?, interval = ?, updated_at = ? WHERE id = ?',
   ).run(t.url, t.pattern, t.interval, now, id);
 }
+
+export const countUrlTrackers = (db: DB) =>
+  (db.prepare('SELECT count(*) AS n FROM url_trackers').get() as { n: number }).n;
 
 export const deleteUrlTracker = (db: DB, id: number) =>
   db.prepare('DELETE FROM url_trackers WHERE id = ?').run(id).changes > 0;

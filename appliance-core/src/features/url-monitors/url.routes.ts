@@ -2,6 +2,11 @@
  * URL monitoring (spec part 2 > URL monitoring): permission `urls`, not tag scoped. Every answer is
  * HTTP 200; failures are `{status: false, hasError: true, message}`. GET /api/urlTracker is the
  * designed report (availability, latency percentiles and certificate expiry per URL).
+ *
+ * saveUrl refuses hosts no check may reach (platform/net/outbound.ts: link-local and metadata
+ * addresses always, loopback and private ones with APPLIANCE_URL_ALLOW_PRIVATE=off) as written,
+ * without a lookup; the engine judges the resolved address again at every check. Intervals are
+ * 30 s to 30 days; at most URL_TRACKER_LIMIT trackers are kept.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { CoreContext } from '../../platform/context.js';
@@ -11,14 +16,19 @@ import { allOf } from '../../platform/http/identity.js';
 import { defineRoute } from '../../platform/http/define-route.js';
 import { legacy200 } from '../../platform/http/schemas.js';
 import { DAY_MS, HOUR_MS, toIso, toSqlDateTime } from '../../platform/time/time.js';
-import type { UrlMonitorEngine } from './url.engine.js';
+import { hostRefusal } from '../../platform/net/outbound.js';
+import { urlPolicyOf, type UrlMonitorEngine } from './url.engine.js';
 import {
+  countUrlTrackers,
   deleteUrlTracker,
   findUrlTracker,
   insertUrlTracker,
   listUrlTrackers,
   updateUrlTracker,
   URL_DEFAULT_INTERVAL,
+  URL_MAX_INTERVAL,
+  URL_MIN_INTERVAL,
+  URL_TRACKER_LIMIT,
   urlRecord,
   urlSamples,
 } from './url.repository.js';
@@ -149,12 +159,17 @@ export async function urlMonitorsRoutes(
       }
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
         throw failure(422, 'The URL scheme must be http or https');
+      const refusal = hostRefusal(parsed.hostname, urlPolicyOf(ctx.config));
+      if (refusal) throw failure(422, `This URL cannot be monitored: ${refusal}`);
       const interval =
         tracker.interval === undefined || tracker.interval === null || tracker.interval === ''
           ? URL_DEFAULT_INTERVAL
           : positiveInt(tracker.interval);
-      if (interval === null || interval > 2_592_000)
-        throw failure(422, 'The interval must be a whole number of seconds from 1 to 2592000');
+      if (interval === null || interval < URL_MIN_INTERVAL || interval > URL_MAX_INTERVAL)
+        throw failure(
+          422,
+          `The interval must be a whole number of seconds from ${URL_MIN_INTERVAL} to ${URL_MAX_INTERVAL}`,
+        );
       const now = clock.now();
       let id: number;
       if (tracker.id !== undefined && tracker.id !== null && tracker.id !== '') {
@@ -164,6 +179,12 @@ export async function urlMonitorsRoutes(
         id = existing;
         updateUrlTracker(db, id, { url, pattern, interval }, now);
       } else {
+        // Counted and inserted with no await between: two requests cannot both take the last place.
+        if (countUrlTrackers(db) >= URL_TRACKER_LIMIT)
+          throw failure(
+            422,
+            `At most ${URL_TRACKER_LIMIT} URL trackers can be kept; delete one before adding another`,
+          );
         id = insertUrlTracker(db, { url, pattern, interval }, now);
       }
       deps.engine.changed(id);

@@ -14,6 +14,9 @@ describe('loadConfig', () => {
       loginTokenTtlHours: 12,
       trustedProxies: [],
       terminal: 'on',
+      urlAllowPrivate: 'on',
+      toolRunsPerUser: 4,
+      toolRunsTotal: 16,
     });
   });
 

@@ -30,6 +30,9 @@ export const ConfigSchema = Type.Object({
   speedtestUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   geoipUrl: Type.Optional(Type.String({ pattern: '^(off|https?://[^\\s]*\\{ip\\}[^\\s]*)$' })),
   terminal: Type.Union([Type.Literal('on'), Type.Literal('off')]),
+  urlAllowPrivate: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
+  toolRunsPerUser: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  toolRunsTotal: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
   whoisServer: Type.Optional(
     Type.String({
       pattern: '^[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]{1,5})?$|^\\[[0-9A-Fa-f:]+\\](:[0-9]{1,5})?$',
@@ -163,6 +166,30 @@ export const SETTINGS: readonly Setting[] = [
     flag: '--public-origin',
     kind: 'string',
     help: 'The origin clients reach the appliance at (https://host[:port]); used instead of the Host header in OAuth discovery, device-flow links and WWW-Authenticate',
+  },
+  {
+    key: 'urlAllowPrivate',
+    env: 'APPLIANCE_URL_ALLOW_PRIVATE',
+    flag: '--url-allow-private',
+    kind: 'string',
+    default: 'on',
+    help: 'URL monitoring may reach loopback and private addresses: on or off (link-local and cloud metadata addresses are always refused)',
+  },
+  {
+    key: 'toolRunsPerUser',
+    env: 'APPLIANCE_TOOL_RUNS_PER_USER',
+    flag: '--tool-runs-per-user',
+    kind: 'integer',
+    default: '4',
+    help: 'On-box tool runs (ping and MTR streams, traceroute, port scans, walks ...) one user may have at once',
+  },
+  {
+    key: 'toolRunsTotal',
+    env: 'APPLIANCE_TOOL_RUNS_TOTAL',
+    flag: '--tool-runs-total',
+    kind: 'integer',
+    default: '16',
+    help: 'On-box tool runs the appliance allows at once, all users together',
   },
 ];
 

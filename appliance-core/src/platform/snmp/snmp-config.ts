@@ -246,6 +246,14 @@ export function probeTargetOf(
     { requireSecrets: false },
   );
   const errors: FieldErrors = 'errors' in merged ? { ...merged.errors } : {};
+  // Sent plaintext passphrases obey the rule stored ones do (RFC 3414: at least 8 characters).
+  for (const field of ['authpass', 'privpass'] as const) {
+    const value = input[field];
+    if (isNewPlaintext(value) && value.length < MIN_V3_PASSPHRASE)
+      errors[`snmpconfig.${field}`] = [
+        `The ${field} must be at least ${MIN_V3_PASSPHRASE} characters.`,
+      ];
+  }
   const secret = (incoming: unknown, sealed: string | null | undefined) =>
     resolveSecret(box, sealed ?? null, isSentinel(incoming) ? undefined : incoming);
   const community = secret(input.snmp_community, stored?.snmp_community);
