@@ -7,6 +7,8 @@
 export interface Allowance {
   statuses: number[];
   why: string;
+  /** Only when a path parameter of the request is longer than this many characters. */
+  paramLongerThan?: number;
 }
 
 /**
@@ -27,6 +29,10 @@ export const EXPECTED_5XX: Record<string, Allowance> = {
     statuses: [502],
     why: 'spec part 2: 502 on run failure (no iperf3 server at the address the fuzzer names)',
   },
+  'POST /api/service/delete': {
+    statuses: [500],
+    why: "spec part 2 lists 200 and 500 {error: 'Error deleting service'}: an unknown id is the 500",
+  },
 };
 
 /**
@@ -34,4 +40,28 @@ export const EXPECTED_5XX: Record<string, Allowance> = {
  * reported by the fuzz but not failing it. TEMPORARY: the OpenAPI fixes of issue 11 empty this
  * list; the fuzz prints the entries it no longer needs.
  */
-export const KNOWN_MISMATCHES: Record<string, Allowance> = {};
+export const KNOWN_MISMATCHES: Record<string, Allowance> = {
+  // Issue 11, input handling (being fixed beside this fuzz): answers of the server, not the document.
+  '*': {
+    statuses: [404, 414],
+    paramLongerThan: 100,
+    why: "Fastify's 100-character parameter limit answers before the route (414 FST_ERR_MAX_PARAM_LENGTH, or a bare 404 on GET)",
+  },
+  'POST /api/information': {
+    statuses: [500],
+    why: 'a body that does not parse answers 500 "data" is required!; the route takes no body',
+  },
+  // Issue 11, the OpenAPI document tells the truth (being fixed beside this fuzz).
+  'GET /metrics': {
+    statuses: [401, 415],
+    why: '401 and 415 answer JSON, documented as text/plain',
+  },
+  'POST /api/hidePendingDevice': {
+    statuses: [200],
+    why: 'HTTP 200 legacy failures (validation) are not documented',
+  },
+  'POST /api/removePendingDevice': {
+    statuses: [200],
+    why: 'HTTP 200 legacy failures (validation) are not documented',
+  },
+};

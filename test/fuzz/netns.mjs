@@ -33,7 +33,17 @@ if (probe.error || probe.status !== 0) {
 
 const run = spawnSync(
   'unshare',
-  ['-n', '--', 'sh', '-c', 'ip link set lo up && exec "$@"', 'sh', process.execPath, vitest, ...args],
+  [
+    '-n',
+    '--',
+    'sh',
+    '-c',
+    'ip link set lo up && exec "$@"',
+    'sh',
+    process.execPath,
+    vitest,
+    ...args,
+  ],
   { cwd: root, stdio: 'inherit' },
 );
 process.exit(run.status ?? 1);

@@ -140,12 +140,11 @@ function integerArbitrary(schema: Schema): fc.Arbitrary<number> {
   const lo = Math.max(Number.MIN_SAFE_INTEGER, Math.ceil(min));
   const hi = Math.min(Number.MAX_SAFE_INTEGER, Math.floor(max));
   if (lo > hi) return fc.constant(lo);
-  // Small values name rows that exist (device 1, user 1, the first trackers).
-  const small = fc.integer({ min: Math.max(lo, 0), max: Math.min(hi, 5) });
   const edges = fc.constantFrom(lo, hi);
+  // Small values name rows that exist (device 1, user 1, the first trackers).
   return Math.max(lo, 0) <= Math.min(hi, 5)
     ? fc.oneof(
-        { arbitrary: small, weight: 3 },
+        { arbitrary: fc.integer({ min: Math.max(lo, 0), max: Math.min(hi, 5) }), weight: 3 },
         { arbitrary: fc.integer({ min: lo, max: hi }), weight: 2 },
         { arbitrary: edges, weight: 1 },
       )
@@ -165,13 +164,19 @@ function numberArbitrary(schema: Schema): fc.Arbitrary<number> {
 }
 
 /** Values the schema accepts (as far as this subset goes). */
-export function validArbitrary(schema: Schema, options: ArbitraryOptions, depth = 0): fc.Arbitrary<unknown> {
+export function validArbitrary(
+  schema: Schema,
+  options: ArbitraryOptions,
+  depth = 0,
+): fc.Arbitrary<unknown> {
   if (schema.$ref) return validArbitrary(options.resolve(schema.$ref as string), options, depth);
   if ('const' in schema) return fc.constant(schema.const);
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return fc.constantFrom(...schema.enum);
   const alternatives = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
   if (alternatives?.length)
-    return fc.oneof(...alternatives.map((s) => arbitraryOf({ ...omitCombinators(schema), ...s }, options, depth)));
+    return fc.oneof(
+      ...alternatives.map((s) => arbitraryOf({ ...omitCombinators(schema), ...s }, options, depth)),
+    );
   if (Array.isArray(schema.allOf) && schema.allOf.length > 0)
     return validArbitrary(
       Object.assign({}, omitCombinators(schema), ...(schema.allOf as Schema[])),
@@ -198,7 +203,10 @@ export function validArbitrary(schema: Schema, options: ArbitraryOptions, depth 
             schema.items ? arbitraryOf(schema.items as Schema, options, depth + 1) : anyJson(),
             {
               minLength: schema.minItems ?? 0,
-              maxLength: Math.max(schema.minItems ?? 0, Math.min(schema.maxItems ?? MAX_ARRAY, MAX_ARRAY)),
+              maxLength: Math.max(
+                schema.minItems ?? 0,
+                Math.min(schema.maxItems ?? MAX_ARRAY, MAX_ARRAY),
+              ),
             },
           );
         case 'object':
@@ -227,18 +235,32 @@ function objectArbitrary(schema: Schema, options: ArbitraryOptions, depth: numbe
   });
   if (options.invalidWeight === 0) return record;
   // Now and then a property the schema does not name.
-  return fc.tuple(record, fc.option(fc.tuple(fc.constantFrom('extra', '__proto__', 'constructor'), anyJson()), { freq: 8 })).map(
-    ([value, extra]) => {
+  return fc
+    .tuple(
+      record,
+      fc.option(fc.tuple(fc.constantFrom('extra', '__proto__', 'constructor'), anyJson()), {
+        freq: 8,
+      }),
+    )
+    .map(([value, extra]) => {
       if (!extra) return value;
       const copy: Record<string, unknown> = { ...value };
-      Object.defineProperty(copy, extra[0], { value: extra[1], enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(copy, extra[0], {
+        value: extra[1],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       return copy;
-    },
-  );
+    });
 }
 
 /** Values of the schema, and now and then values it refuses. */
-export function arbitraryOf(schema: Schema, options: ArbitraryOptions, depth = 0): fc.Arbitrary<unknown> {
+export function arbitraryOf(
+  schema: Schema,
+  options: ArbitraryOptions,
+  depth = 0,
+): fc.Arbitrary<unknown> {
   const valid = validArbitrary(schema, options, depth);
   if (options.invalidWeight === 0) return valid;
   const resolved = schema.$ref ? options.resolve(schema.$ref as string) : schema;
