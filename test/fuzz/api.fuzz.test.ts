@@ -16,7 +16,7 @@
  * (logout and token revocation end its session) and never targets its own account with the
  * routes that would lock it out (see `protectSelf`).
  *
- * Knobs (docs/testing.md): FUZZ_SEED, FUZZ_RUNS, FUZZ_OP, FUZZ_PATH, FUZZ_SHRINK.
+ * Knobs (docs/testing.md): FUZZ_SEED, FUZZ_RUNS, FUZZ_OP, FUZZ_PATH, FUZZ_SHRINK, FUZZ_DEBUG.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,6 +38,7 @@ const ONLY = (process.env.FUZZ_OP ?? '')
   .filter(Boolean);
 const REPLAY_PATH = process.env.FUZZ_PATH;
 const SHRINK = process.env.FUZZ_SHRINK === '1';
+const DEBUG = process.env.FUZZ_DEBUG === '1';
 const STRICT = Boolean(process.env.CI || process.env.REQUIRE_PEERS);
 const REQUEST_TIMEOUT_MS = 30_000;
 const ADMIN_PASSWORD = 'Fuzz-Admin-Passw0rd';
@@ -132,6 +133,14 @@ function scalarText(value: unknown): string {
   return JSON.stringify(value) ?? '';
 }
 
+/** Lone surrogates become U+FFFD, as a client's UTF-8 encoder would send them. */
+function wellFormed(text: string): string {
+  return text.replace(
+    /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    '\ufffd',
+  );
+}
+
 function formOf(value: unknown): string {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return scalarText(value);
   const form = new URLSearchParams();
@@ -168,7 +177,7 @@ function requestArbitrary(op: Operation, resolve: (ref: string) => Schema) {
     .map((values) =>
       op.path.replace(/\{([^}]+)\}/g, (_m, name: string) =>
         // An empty segment would route elsewhere: keep the segment, however odd.
-        encodeURIComponent(values[name] === '' ? ' ' : (values[name] ?? '')),
+        encodeURIComponent(wellFormed(values[name] === '' ? ' ' : (values[name] ?? ''))),
       ),
     );
   const queryArb = fc
@@ -497,6 +506,10 @@ async function exercise(op: Operation, req: FuzzRequest): Promise<void> {
     throw new Error(`${op.key}: no answer: ${(err as Error).message}`);
   }
   stats.requests++;
+  if (DEBUG)
+    console.log(
+      `${op.method} ${target} ${req.body?.data.slice(0, 300) ?? ''}\n  -> ${answer.status} ${answer.text.slice(0, 300)}`,
+    );
   const violations = checkAnswer(op, answer);
   if (answer.status === 401 && req.token && (await session.recover())) {
     // Our session had ended (logout, revocation): the same request once more, signed in again.

@@ -52,6 +52,22 @@ const HOSTILE = [
   'é'.repeat(2000),
 ];
 
+/** Strings that fields without a declared format often want: addresses, hosts, ports, names. */
+const PLAUSIBLE = [
+  '127.0.0.1',
+  '127.0.0.2',
+  '::1',
+  '10.0.0.1',
+  'localhost',
+  '22,80',
+  '1-1024',
+  '1.3.6.1.2.1.1.5.0',
+  'public',
+  'https://127.0.0.1:1/',
+  'fuzz',
+  'Fuzz label',
+];
+
 const MAX_STRING = 40;
 const MAX_ARRAY = 4;
 
@@ -126,6 +142,13 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
   }
   return fc.oneof(
     { arbitrary: fc.string({ minLength, maxLength }), weight: 3 },
+    // Values that fields without a declared format often want (addresses, hosts, port lists).
+    {
+      arbitrary: fc
+        .constantFrom(...PLAUSIBLE)
+        .filter((s) => s.length >= minLength && s.length <= maxLength),
+      weight: 2,
+    },
     { arbitrary: fc.string({ minLength, maxLength, unit: 'grapheme' }), weight: 1 },
     {
       arbitrary: fc.constantFrom(...HOSTILE).filter((s) => s.length >= minLength),
@@ -234,14 +257,14 @@ function objectArbitrary(schema: Schema, options: ArbitraryOptions, depth: numbe
     requiredKeys: Object.keys(properties).filter((k) => required.has(k)),
   });
   if (options.invalidWeight === 0) return record;
-  // Now and then a property the schema does not name.
+  if (depth > 0) return record;
+  // Now and then, at the top, a property the schema does not name.
+  const extraKey = fc.oneof(
+    { arbitrary: fc.constant('extra'), weight: 3 },
+    { arbitrary: fc.constantFrom('__proto__', 'constructor'), weight: 1 },
+  );
   return fc
-    .tuple(
-      record,
-      fc.option(fc.tuple(fc.constantFrom('extra', '__proto__', 'constructor'), anyJson()), {
-        freq: 8,
-      }),
-    )
+    .tuple(record, fc.option(fc.tuple(extraKey, anyJson()), { freq: 10 }))
     .map(([value, extra]) => {
       if (!extra) return value;
       const copy: Record<string, unknown> = { ...value };
@@ -275,7 +298,9 @@ export function arbitraryOf(
         return copy;
       }),
     );
-  // Deeper levels mutate less, so that most requests still reach the handler.
-  const weight = depth === 0 ? options.invalidWeight : Math.max(1, options.invalidWeight - depth);
-  return fc.oneof({ arbitrary: valid, weight: 10 }, { arbitrary: fc.oneof(...invalid), weight });
+  // Nested values mutate less, so that most requests still reach the handler.
+  return fc.oneof(
+    { arbitrary: valid, weight: depth === 0 ? 10 : 30 },
+    { arbitrary: fc.oneof(...invalid), weight: options.invalidWeight },
+  );
 }
