@@ -60,9 +60,10 @@ function interfaces(): string[] {
 
 const foreign = interfaces().filter((name) => name !== 'lo');
 const notIsolated =
-  foreign.length > 0
+  process.env.FUZZ_NETNS_UNAVAILABLE ??
+  (foreign.length > 0
     ? `not inside a network namespace with only loopback (interfaces: ${foreign.join(', ')}); run it with \`npm run test:fuzz\`, which uses unshare -n`
-    : (process.env.FUZZ_NETNS_UNAVAILABLE ?? null);
+    : null);
 
 // ---------------------------------------------------------------------------------------------
 // Operations from the document.
