@@ -586,12 +586,81 @@ async function setUp(): Promise<{ ops: Operation[]; doc: any }> {
   const saved = await asAdmin('POST', '/api/saveUser', { user: ids.fuzzer, permissions: all });
   if ((saved.json as { status?: number })?.status !== 201)
     throw new Error(`saveUser fuzzer: ${saved.text}`);
+  await seed(asAdmin);
   await session.signIn();
   const doc = (await send('GET', '/openapi.json', { source: '127.0.0.1' })).json as any;
-  let ops = operationsOf(doc);
+  // Operations that remove rows run last, devices last of all, so that the others still find
+  // the seeded rows (a device takes its trackers with it).
+  const removes = (op: Operation) =>
+    op.key === 'DELETE /api/device/{device}' || op.key === 'POST /api/deleteDevice'
+      ? 2
+      : op.method === 'DELETE' || /delete|remove|revoke|logout|hide/i.test(op.path)
+        ? 1
+        : 0;
+  let ops = operationsOf(doc).sort((a, b) => removes(a) - removes(b));
   if (ONLY.length > 0)
     ops = ops.filter((op) => ONLY.includes(op.key) || ONLY.includes(op.operationId ?? ''));
   return { ops, doc };
+}
+
+/**
+ * Rows for the small ids the fuzzer draws to name (devices 2 and 3, a tracker of each kind, a URL
+ * monitor, a local network), so that reads, updates and deletes reach more than "not found".
+ * Best effort: a refused seed is printed and the fuzz goes on with less coverage.
+ */
+async function seed(asAdmin: (method: string, p: string, body?: unknown) => Promise<Answer>) {
+  const refused: string[] = [];
+  const call = async (method: string, p: string, body?: unknown) => {
+    const res = await asAdmin(method, p, body);
+    const json = res.json as { hasError?: boolean; status?: unknown } | undefined;
+    if (res.status >= 400 || json?.hasError === true || json?.status === false)
+      refused.push(`${method} ${p} ${res.status}: ${res.text.slice(0, 160)}`);
+    return res;
+  };
+  const profiles = (await call('GET', '/api/device/profiles')).json as
+    { profiles?: { profile: string }[] } | undefined;
+  const profile = profiles?.profiles?.[0]?.profile ?? 'generic';
+  const snmp = { snmp_version: '2c', snmp_port: 1, snmp_community: 'public' };
+  for (const [ip, label, enable] of [
+    ['127.0.0.2', 'fuzz snmp', true],
+    ['127.0.0.3', 'fuzz plain', false],
+  ] as const)
+    await call('POST', '/api/device/set', {
+      ip_address: ip,
+      label,
+      profile,
+      enable_snmp: enable,
+      ...(enable ? { snmpconfig: snmp } : {}),
+    });
+  const device = 2;
+  const trackers: [string, unknown][] = [
+    [
+      '/api/latency/set',
+      { label: 'fuzz', deviceId: device, interval: 60, timeout: 500, lossout: 50 },
+    ],
+    ['/api/port/set', { deviceId: device, port: 22, interval: 60, label: 'fuzz', name: 'ssh' }],
+    [
+      '/api/disk/set',
+      { path: '1.3.6.1.2.1.25.2.3.1.6.1', name: 'fuzz', deviceId: device, interval: 60 },
+    ],
+    [
+      '/api/oid/set',
+      { oid: '1.3.6.1.2.1.1.3.0', deviceId: device, datatype: 'I', label: 'fuzz', interval: 60 },
+    ],
+    [
+      '/api/service/set',
+      { name: 'fuzz', deviceId: device, oid: '1.3.6.1.2.1.1.1.0', interval: 60 },
+    ],
+    ['/api/saveUrl', { newtracker: { url: 'http://127.0.0.1:9/', pattern: 'fuzz', interval: 60 } }],
+    [
+      '/api/updateLocalnet',
+      { data: [{ label: 'fuzz', network: '127.0.5.0', broadcast: '127.0.5.255', interval: 3600 }] },
+    ],
+    ['/api/tokens', { name: 'fuzz seed' }],
+  ];
+  for (const [p, body] of trackers) await call('POST', p, body);
+  if (refused.length > 0)
+    console.warn(`API fuzz: seeds refused (less coverage):\n  ${refused.join('\n  ')}`);
 }
 
 /** A 32-bit seed per operation, so that one operation replays alone with the same requests. */
