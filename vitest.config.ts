@@ -10,7 +10,8 @@ export default defineConfig({
       // Console component tests: each file opts into a DOM (// @vitest-environment happy-dom).
       'renderer/src/**/*.test.{ts,tsx}',
     ],
-    exclude: ['**/node_modules/**', '**/dist/**', '.stryker-tmp/**'],
+    // The API fuzz runs on its own, inside unshare -n: npm run test:fuzz (test/fuzz/netns.mjs).
+    exclude: ['**/node_modules/**', '**/dist/**', 'test/fuzz/**', '.stryker-tmp/**'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -6,8 +6,8 @@ set -euo pipefail
 PACKAGES=(
   # build of native modules (better-sqlite3, cap, node-pty) from source
   build-essential python3
-  # user switching for the "unwritable data dir" boot test
-  util-linux
+  # user switching for the "unwritable data dir" boot test; unshare -n and ip for the API fuzz
+  util-linux iproute2
   # on-box network tools (spec part 2, Network tools) and the ICMP poller
   fping iputils-ping mtr-tiny traceroute iputils-tracepath nmap iperf3 whois netcat-openbsd socat
   # packet capture (cap builds against libpcap) and capture checks
