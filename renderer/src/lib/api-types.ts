@@ -5072,26 +5072,29 @@ export interface paths {
           };
           content: {
             'application/json':
-              | {
-                  data: {
-                    alerts: boolean;
-                    /** @description last address of the range (IPv4) */
-                    broadcast: string;
-                    /** @description credential sets tried in this order */
-                    cred_ids: number[];
-                    enable_discovery: boolean;
-                    enable_portscan: boolean;
-                    id: number;
-                    /** @description seconds between discovery sweeps */
-                    interval: number;
-                    label: string;
-                    /** @description first address of the range (IPv4) */
-                    network: string;
-                    /** @description end of the last sweep (Unix seconds); null when due now */
-                    timestamp: number | null;
-                  }[];
-                }
-              | false;
+              | (
+                  | {
+                      data: {
+                        alerts: boolean;
+                        /** @description last address of the range (IPv4) */
+                        broadcast: string;
+                        /** @description credential sets tried in this order */
+                        cred_ids: number[];
+                        enable_discovery: boolean;
+                        enable_portscan: boolean;
+                        id: number;
+                        /** @description seconds between discovery sweeps */
+                        interval: number;
+                        label: string;
+                        /** @description first address of the range (IPv4) */
+                        network: string;
+                        /** @description end of the last sweep (Unix seconds); null when due now */
+                        timestamp: number | null;
+                      }[];
+                    }
+                  | false
+                )
+              | components['schemas']['def-0'];
           };
         };
         /** @description HTTP 200 failure of the legacy family */
@@ -6247,6 +6250,21 @@ export interface paths {
         };
       };
       responses: {
+        /** @description HTTP 200 failure of the legacy family */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              hasError: true;
+              message: string;
+              /** @enum {boolean} */
+              status: false;
+            };
+          };
+        };
         /** @description Default Response */
         201: {
           headers: {
@@ -6444,7 +6462,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Appliance host name and whether a browser session is live (readiness probe) */
+    /**
+     * Appliance host name and whether a browser session is live (readiness probe)
+     * @description Takes no body: whatever is sent is ignored, never parsed.
+     */
     post: {
       parameters: {
         query?: never;
@@ -6460,17 +6481,19 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              data: {
-                hostname: string;
-                /** @description true when the request carries a live browser session */
-                sessionId: boolean;
-              };
-              /** @enum {boolean} */
-              hasError: false;
-              /** @enum {number} */
-              status: 201;
-            };
+            'application/json':
+              | {
+                  data: {
+                    hostname: string;
+                    /** @description true when the request carries a live browser session */
+                    sessionId: boolean;
+                  };
+                  /** @enum {boolean} */
+                  hasError: false;
+                  /** @enum {number} */
+                  status: 201;
+                }
+              | components['schemas']['def-0'];
           };
         };
         /** @description HTTP 200 failure of the legacy family */
@@ -8492,19 +8515,21 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              active: boolean;
-              auth_source: 'local' | 'ldap';
-              /** @description ISO 8601 */
-              created_at: string;
-              email: string;
-              first_name: string;
-              id: number;
-              last_name: string;
-              /** @description ISO 8601 */
-              updated_at: string;
-              username: string;
-            };
+            'application/json':
+              | {
+                  active: boolean;
+                  auth_source: 'local' | 'ldap';
+                  /** @description ISO 8601 */
+                  created_at: string;
+                  email: string;
+                  first_name: string;
+                  id: number;
+                  last_name: string;
+                  /** @description ISO 8601 */
+                  updated_at: string;
+                  username: string;
+                }
+              | components['schemas']['def-0'];
           };
         };
         /** @description HTTP 200 failure of the legacy family */
@@ -10622,6 +10647,21 @@ export interface paths {
         };
       };
       responses: {
+        /** @description HTTP 200 failure of the legacy family */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              hasError: true;
+              message: string;
+              /** @enum {boolean} */
+              status: false;
+            };
+          };
+        };
         /** @description Default Response */
         201: {
           headers: {
@@ -12015,6 +12055,11 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            'application/json': {
+              message: string;
+              /** @enum {boolean} */
+              status: false;
+            };
             'text/event-stream': string;
           };
         };
@@ -12094,6 +12139,11 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            'application/json': {
+              message: string;
+              /** @enum {boolean} */
+              status: false;
+            };
             'text/event-stream': string;
           };
         };
@@ -12327,7 +12377,40 @@ export interface paths {
           };
         };
         /** @description Default Response */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: string;
+            };
+          };
+        };
+        /** @description Default Response */
         426: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: string;
+            };
+          };
+        };
+        /** @description Default Response */
+        500: {
           headers: {
             [name: string]: unknown;
           };

@@ -3,7 +3,7 @@
  * derived from them. Response schemas list every field: the serializer drops anything else.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { StatusMessageBody } from '../../platform/http/schemas.js';
+import { IdParam, StatusMessageBody } from '../../platform/http/schemas.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -184,7 +184,7 @@ export const HistoryList = Type.Object({ data: Type.Array(HistoryRow) });
 export const HistoryQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
 });
-export const HistoryIdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export const HistoryIdParams = Type.Object({ id: IdParam() });
 
 export const IperfServerStatus = Type.Object({
   active: Type.Boolean(),

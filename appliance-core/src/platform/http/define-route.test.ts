@@ -88,6 +88,9 @@ describe('defineRoute', () => {
         url: '/api/things',
         access: allOf('things'),
         errors: route.config!.errors,
+        schema: route.schema,
+        ownErrorHandler: false,
+        rateLimited: true,
       },
     ]);
   });

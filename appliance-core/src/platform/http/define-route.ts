@@ -146,6 +146,8 @@ export interface RouteDeclaration<
   errorHandler?: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void;
   /** Leave the route out of /openapi.json. */
   hide?: boolean;
+  /** The route takes no body and never reads one (see security-headers.ts, ignoreBody). */
+  ignoresBody?: true;
   /** Body size limit in bytes where the default does not fit. */
   bodyLimit?: number;
   handler: DeclaredHandler<P, Q, B, H, R>;
@@ -186,6 +188,7 @@ export function defineRoute<
   const config: Record<string, unknown> = { access: d.access, errors };
   if (d.rateLimit !== undefined) config.rateLimit = d.rateLimit;
   if (d.accepts !== undefined) config.accepts = d.accepts;
+  if (d.ignoresBody) config.ignoresBody = true;
   app.route({
     method: d.method,
     url: d.url,

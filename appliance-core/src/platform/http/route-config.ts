@@ -11,6 +11,8 @@ declare module 'fastify' {
     errors?: RouteErrors;
     /** Media types the route accepts for a request body (default: application/json). */
     accepts?: readonly string[];
+    /** The route takes no body: whatever is sent is never read or parsed (a readiness probe). */
+    ignoresBody?: boolean;
   }
   interface FastifyRequest {
     identity: Identity | null;
@@ -26,6 +28,12 @@ export interface DeclaredRoute {
   url: string;
   access: Access;
   errors: RouteErrors;
+  /** The route's schemas as registered (params, body, response map ...), for contract checks. */
+  schema: Record<string, unknown>;
+  /** The route renders its own failures (an `errorHandler`: the HTML pages of /auth/*). */
+  ownErrorHandler: boolean;
+  /** The route has a rate limit (its failure family answers 429). */
+  rateLimited: boolean;
 }
 
 const GUARDED_PREFIXES = ['/api/', '/auth/', '/.well-known/', '/openapi.json', '/metrics'];
@@ -46,6 +54,9 @@ export function enforceRouteDeclarations(app: FastifyInstance): void {
         url: route.url,
         access: config.access,
         errors: config.errors,
+        schema: (route.schema ?? {}) as Record<string, unknown>,
+        ownErrorHandler: route.errorHandler !== undefined,
+        rateLimited: (route.config as { rateLimit?: unknown } | undefined)?.rateLimit !== undefined,
       });
   });
 }
