@@ -191,6 +191,7 @@ describe('defineEventStream', () => {
         summary: 'A stream',
         params: Params,
         frames: 'data: {n} per step',
+        events: [],
         ...(last ? { last } : {}),
         stream: async (request, stream) => {
           stream.send({ n: 1 });
@@ -363,6 +364,7 @@ describe('tool failures', () => {
       tags: ['tools'],
       summary: 'A tool stream',
       frames: 'data: {n}',
+      events: [],
       stream: async () => {
         throw new ToolMissingError({ program: 'ping', debianPackage: 'iputils-ping' });
       },

@@ -20,6 +20,13 @@ import type { Logger } from 'pino';
 import { installAuthHook } from './auth-hook.js';
 import { allowedMethods, installMethodNotAllowed } from './allowed-methods.js';
 import { installErrorHandler, notFound } from './error-handler.js';
+import {
+  componentName,
+  publishedDocument,
+  SECURITY_SCHEMES,
+  SERVERS,
+  VALIDATOR_ONLY_KEYWORDS,
+} from './openapi-document.js';
 import type { IdentityResolver } from './identity.js';
 import { jsonDepth, MAX_JSON_DEPTH, requireFiniteNumbers } from './input-limits.js';
 import { installRateLimits } from './rate-limit.js';
@@ -182,7 +189,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
         removeAdditional: 'all',
         useDefaults: true,
         allowUnionTypes: true,
-        keywords: ['errorMessage'],
+        keywords: [...VALIDATOR_ONLY_KEYWORDS],
       },
     },
     schemaController: {
@@ -257,12 +264,16 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
         title: 'Network monitoring appliance API',
         version: options.version,
         description:
-          'REST API of the appliance. Every /api route except the public ones takes `Authorization: Bearer <token>`.',
+          'REST API of the appliance. Every /api route except the public ones takes `Authorization: Bearer <token>`; the /auth/* pages use the browser session cookie. Operation ids follow one rule (docs/architecture.md, "OpenAPI").',
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      servers: SERVERS,
+      components: { securitySchemes: SECURITY_SCHEMES },
       security: [{ bearer: [] }],
     },
     hideUntagged: false,
+    refResolver: { buildLocalReference: componentName },
+    transformObject: (({ openapiObject }: { openapiObject: unknown }) =>
+      publishedDocument(openapiObject)) as never,
   });
   return app;
 }

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { RouteErrors } from './envelopes.js';
 import type { Access, Identity } from './identity.js';
+import { operationIdOf } from './operation-id.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -48,13 +49,17 @@ export function enforceRouteDeclarations(app: FastifyInstance): void {
     const where = `${String(route.method)} ${route.url}`;
     if (!config.access) throw new Error(`route ${where} declares no access (permission or public)`);
     if (!config.errors) throw new Error(`route ${where} declares no error shape`);
+    // Every operation gets its stable id from the one rule (operation-id.ts) unless it names one.
+    const schema = (route.schema ?? {}) as Record<string, unknown>;
+    if (schema.operationId === undefined && typeof route.method === 'string')
+      route.schema = { ...schema, operationId: operationIdOf(route.method, route.url) };
     for (const method of [route.method].flat())
       declared.push({
         method: String(method),
         url: route.url,
         access: config.access,
         errors: config.errors,
-        schema: (route.schema ?? {}) as Record<string, unknown>,
+        schema: route.schema as Record<string, unknown>,
         ownErrorHandler: route.errorHandler !== undefined,
         rateLimited: (route.config as { rateLimit?: unknown } | undefined)?.rateLimit !== undefined,
       });

@@ -74,13 +74,56 @@ export function MediaBody(
   return Type.Unsafe<string>({ description, content: { [mediaType]: { schema } } });
 }
 
-/** The 200 answer of an event stream: `text/event-stream`, its frames described in words. */
-export function EventStreamBody(frames: string): TSchema {
-  return MediaBody(
-    'text/event-stream',
-    frames,
-    Type.String({ description: 'server-sent events, one JSON object per data: line' }),
+/** An answer that is one of several media types (a page, or a JSON error), each with its schema. */
+export function MediaBodies(description: string, bodies: Record<string, TSchema>): TSchema {
+  const content = Object.fromEntries(
+    Object.entries(bodies).map(([mediaType, schema]) => [mediaType, { schema }]),
   );
+  return Type.Unsafe({ description, content });
+}
+
+/** One kind of server-sent event a stream sends: its `event:` name (none: `message`) and data. */
+export interface StreamEvent {
+  /** The `event:` field; absent for the default (unnamed) event. */
+  event?: string;
+  description: string;
+  /** The JSON carried on the event's `data:` line. */
+  data: TSchema;
+}
+
+/**
+ * The 200 answer of an event stream: `text/event-stream`, its frames described in words and
+ * each kind of event given a schema. OpenAPI 3.1 has no keyword for the items of a stream, so
+ * they are published as `x-itemSchema`, in the shape OpenAPI 3.2's `itemSchema` gives
+ * `text/event-stream` (one object per event: `event`, and `data` as JSON text with its
+ * `contentSchema`); a later move to 3.2 is a rename.
+ */
+export function EventStreamBody(frames: string, events: readonly StreamEvent[]): TSchema {
+  const items = events.map((e) => ({
+    type: 'object',
+    description: e.description,
+    properties: {
+      ...(e.event === undefined
+        ? {}
+        : { event: { const: e.event, description: 'the event: line' } }),
+      data: {
+        type: 'string',
+        description: 'the data: line, JSON',
+        contentMediaType: 'application/json',
+        contentSchema: e.data,
+      },
+    },
+    required: e.event === undefined ? ['data'] : ['event', 'data'],
+  }));
+  return Type.Unsafe<string>({
+    description: frames,
+    content: {
+      'text/event-stream': {
+        schema: Type.String({ description: 'server-sent events, one JSON object per data: line' }),
+        'x-itemSchema': { oneOf: items },
+      },
+    },
+  });
 }
 
 /** A legacy success body and the legacy failure, both answered with HTTP 200. */
