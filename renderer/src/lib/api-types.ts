@@ -2537,12 +2537,20 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description `dashboardName`: non-empty string (max 255); `widget`: object with a positive integer `widgetId` (other keys kept) */
     requestBody: {
       content: {
         'application/json': {
-          dashboardName?: unknown;
-          widget?: unknown;
+          dashboardName: string;
+          /** @description The widget as the console stores it; other keys are kept as sent */
+          widget: {
+            /** @description a device the caller can see */
+            device_id?: number | null;
+            /** @description a device the caller can see */
+            deviceId?: number | null;
+            widgetId: number;
+          } & {
+            [key: string]: unknown;
+          };
         };
       };
     };
