@@ -11,80 +11,7 @@ export interface paths {
       cookie?: never;
     };
     /** Authorization server metadata (RFC 8414) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              authorization_endpoint: string;
-              authorization_response_iss_parameter_supported: boolean;
-              code_challenge_methods_supported: string[];
-              device_authorization_endpoint: string;
-              grant_types_supported: string[];
-              introspection_endpoint: string;
-              introspection_endpoint_auth_methods_supported: string[];
-              issuer: string;
-              registration_endpoint: string;
-              response_modes_supported: string[];
-              response_types_supported: string[];
-              revocation_endpoint: string;
-              revocation_endpoint_auth_methods_supported: string[];
-              scopes_supported: string[];
-              service_documentation: string;
-              token_endpoint: string;
-              token_endpoint_auth_methods_supported: string[];
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getWellKnownOauthAuthorizationServer'];
     put?: never;
     post?: never;
     delete?: never;
@@ -101,69 +28,7 @@ export interface paths {
       cookie?: never;
     };
     /** Protected resource metadata (RFC 9728) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              authorization_servers: string[];
-              bearer_methods_supported: string[];
-              resource: string;
-              resource_documentation: string;
-              resource_name: string;
-              scopes_supported: string[];
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getWellKnownOauthProtectedResource'];
     put?: never;
     post?: never;
     delete?: never;
@@ -185,126 +50,7 @@ export interface paths {
      * Create, update (with id) or delete (action delete) a credential set
      * @description Secrets (`snmp_community`, `authpass`, `snmp_privpass`) are kept when omitted, empty or the sentinel. `snmp_port` (default 161) is the port discovery sweeps use with this set.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            action: string;
-            /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
-            authpass?:
-              | string
-              | {
-                  /** @enum {unknown} */
-                  __encrypted__: true;
-                }
-              | null;
-            authuser?: string;
-            id?: number;
-            label?: string;
-            snmp_authprot?: string;
-            /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
-            snmp_community?:
-              | string
-              | {
-                  /** @enum {unknown} */
-                  __encrypted__: true;
-                }
-              | null;
-            snmp_port?: number;
-            /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
-            snmp_privpass?:
-              | string
-              | {
-                  /** @enum {unknown} */
-                  __encrypted__: true;
-                }
-              | null;
-            snmp_privprot?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @enum {boolean} */
-                  hasError: false;
-                  message: string;
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  credential: {
-                    id: number;
-                    label: string;
-                  };
-                  /** @enum {boolean} */
-                  hasError: false;
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | {
-                  /** @enum {boolean} */
-                  hasError: false;
-                  message: string;
-                  /** @enum {number} */
-                  status: 201;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['addEditCredential'];
     delete?: never;
     options?: never;
     head?: never;
@@ -324,85 +70,7 @@ export interface paths {
      * Append a widget to one of your dashboards (created when missing)
      * @description A widget that names a device (`deviceId` or `device_id`) must name one the caller can see.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      /** @description `dashboardName`: non-empty string (max 255); `widget`: object with a positive integer `widgetId` (other keys kept) */
-      requestBody: {
-        content: {
-          'application/json': {
-            dashboardName?: unknown;
-            widget?: unknown;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {string} */
-              status: 'success';
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['addWidgetToDash'];
     delete?: never;
     options?: never;
     head?: never;
@@ -420,117 +88,7 @@ export interface paths {
      * The audit log, newest first
      * @description Who did what, when, from which address, to what, and the outcome. Written by sign-in, sign-out and every identity change (users, permissions, tokens, OAuth clients), in the same transaction as the change. Never holds a secret.
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description An action (`user.update`) or an area (`user` matches every `user.*`) */
-          action?: string;
-          /** @description Rows at or before this date-time */
-          endTime?: string;
-          limit?: number;
-          outcome?: 'success' | 'failure';
-          page?: number;
-          /** @description Rows at or after this date-time (UTC unless it has an offset) */
-          startTime?: string;
-          /** @description Rows whose actor is this user */
-          user_id?: number;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              current_page: number;
-              data: {
-                action: string;
-                /** @description Username at the time, 'anonymous' or 'system' */
-                actor: string;
-                /** @description ISO 8601, UTC */
-                at: string;
-                detail: {
-                  [key: string]: unknown;
-                } | null;
-                id: number;
-                outcome: 'success' | 'failure';
-                source_ip: string | null;
-                target: {
-                  id: string | null;
-                  label: string | null;
-                  type: string;
-                } | null;
-                token_id: number | null;
-                /** @description null: anonymous or system */
-                user_id: number | null;
-              }[];
-              per_page: number;
-              total: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getAudit'];
     put?: never;
     post?: never;
     delete?: never;
@@ -549,117 +107,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Enable MFA with a code from the staged secret */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            code: string;
-            userId: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: true;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['confirmMfa'];
     delete?: never;
     options?: never;
     head?: never;
@@ -676,72 +124,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Create a local user (active) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** Format: email */
-            email: string;
-            first_name: string;
-            last_name: string;
-            password: string;
-            username: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['createUser'];
     delete?: never;
     options?: never;
     head?: never;
@@ -758,86 +141,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Delete a device (legacy) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            device: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @enum {boolean} */
-                  hasError: false;
-                  /** @enum {boolean} */
-                  message: true;
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['deleteDevice'];
     delete?: never;
     options?: never;
     head?: never;
@@ -854,111 +158,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Delete your saved layout of a device page */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            deviceId: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: false;
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['deleteDeviceLayouts'];
     delete?: never;
     options?: never;
     head?: never;
@@ -975,70 +175,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Delete a local network (its pending devices stay) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            id: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @enum {boolean} */
-                  hasError: false;
-                  message: string;
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['deleteLocalnet'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1055,68 +192,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Delete a URL tracker and its history */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            id?: unknown;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  message: string;
-                  /** @enum {number} */
-                  status: 200;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['deleteUrl'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1133,82 +209,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Delete a user and their tokens */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            user: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | {
-                  message: string;
-                  /** @enum {boolean} */
-                  status: false;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['deleteUser'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1223,381 +224,11 @@ export interface paths {
       cookie?: never;
     };
     /** One device with its SNMP configuration (masked) and its data in a time window */
-    get: {
-      parameters: {
-        query?: {
-          end_time?: string;
-          hours?: number;
-          start_time?: string;
-        };
-        header?: never;
-        path: {
-          device: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              device: {
-                agent_uuid: string | null;
-                /** @description alerts of the device’s trackers */
-                alerts: {
-                  active: boolean;
-                  fired_count: number;
-                  id: number;
-                  last_fired_at: number | null;
-                  last_state: number | null;
-                  /** @description `linkstate` (interfaces) */
-                  type: string;
-                }[];
-                /** @description disk trackers with `logs` in the window */
-                disks: {
-                  alerts: {
-                    active: boolean;
-                    fired_count: number;
-                    id: number;
-                    last_fired_at: number | null;
-                    last_state: number | null;
-                    /** @description `linkstate` (interfaces) */
-                    type: string;
-                  }[];
-                  available: number | null;
-                  device_id: number;
-                  enable_logging: boolean;
-                  freespace_oid: string;
-                  id: number;
-                  /** @description hrStorageIndex */
-                  index: number;
-                  /** @description seconds */
-                  interval: number;
-                  logs: {
-                    /** @description bytes */
-                    available: number;
-                    /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                    timestamp: string;
-                    /** @description bytes */
-                    total: number;
-                  }[];
-                  name: string;
-                  total: number | null;
-                }[];
-                enable_agent: boolean;
-                enable_netflow: boolean;
-                enable_port_monitor: boolean;
-                enable_snmp: boolean;
-                id: number;
-                /** @description interface trackers with `logs` in the window */
-                interfaces: {
-                  admin_status: number | null;
-                  alerts: {
-                    active: boolean;
-                    fired_count: number;
-                    id: number;
-                    last_fired_at: number | null;
-                    last_state: number | null;
-                    /** @description `linkstate` (interfaces) */
-                    type: string;
-                  }[];
-                  description: string;
-                  device_id: number;
-                  enable_logging: boolean;
-                  id: number;
-                  /** @description ifIndex */
-                  interface: number;
-                  /** @description seconds */
-                  interval: number;
-                  logs: {
-                    in_bps: number;
-                    oper_status?: number | null;
-                    out_bps: number;
-                    /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                    timestamp: string;
-                  }[];
-                  mac: string | null;
-                  name: string;
-                  oper_status: number | null;
-                  speed: number | null;
-                  type: number | null;
-                }[];
-                ip_address: string;
-                label: string;
-                netflow: {
-                  bytes: number;
-                  count: number;
-                  top_partners: unknown[];
-                };
-                /** @description OID trackers with their readings in the window */
-                oids: {
-                  alerts: {
-                    active: boolean;
-                    fired_count: number;
-                    id: number;
-                    last_fired_at: number | null;
-                    last_state: number | null;
-                    /** @description `linkstate` (interfaces) */
-                    type: string;
-                  }[];
-                  datatype: 'S' | 'I';
-                  device_id: number;
-                  enable_logging: boolean;
-                  id: number;
-                  /** @description seconds */
-                  interval: number;
-                  label: string;
-                  last_polled_at: string | null;
-                  logs: {
-                    /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                    timestamp: string;
-                    value: string | null;
-                  }[];
-                  oid: string;
-                  value: string | null;
-                }[];
-                /** @description latency readings in the window */
-                ping: {
-                  icmping_id: number;
-                  /** @description ms; -1 when no probe was answered */
-                  latency: number;
-                  /** @description % */
-                  loss: number;
-                  /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                  timestamp: string;
-                }[];
-                /** @description port trackers with their readings in the window */
-                ports: {
-                  device_id: number;
-                  enable_logging: boolean;
-                  id: number;
-                  /** @description seconds */
-                  interval: number;
-                  label: string;
-                  last_polled_at: string | null;
-                  latency: number | null;
-                  logs: {
-                    /** @description ms; -1: closed, filtered or unreachable */
-                    latency: number;
-                    port_id: number;
-                    /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                    timestamp: string;
-                  }[];
-                  /** @description alias of label */
-                  name: string;
-                  port: number;
-                  state: string | null;
-                }[];
-                profile: string;
-                snmpconfig: {
-                  authpass: {
-                    /** @enum {boolean} */
-                    __encrypted__: true;
-                  } | null;
-                  authprot: string | null;
-                  authuser: string | null;
-                  privpass: {
-                    /** @enum {boolean} */
-                    __encrypted__: true;
-                  } | null;
-                  privprot: string | null;
-                  snmp_community: {
-                    /** @enum {boolean} */
-                    __encrypted__: true;
-                  } | null;
-                  snmp_port: number;
-                  snmp_v3_security: string | null;
-                  snmp_version: number;
-                };
-                syslogconfig: {
-                  severity: number | null;
-                };
-                tags: {
-                  name: string;
-                  slug: string;
-                  type: string;
-                }[];
-                /** @description the effective window (ISO 8601, UTC) */
-                window: {
-                  end_time: string;
-                  start_time: string;
-                };
-              };
-              /** @enum {number} */
-              status: 200;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getDeviceByDevice'];
     put?: never;
     post?: never;
     /** Delete a device with its tags and history */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          device: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {number} */
-              status: 200;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-      };
-    };
+    delete: operations['deleteDeviceByDevice'];
     options?: never;
     head?: never;
     patch?: never;
@@ -1613,107 +244,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Queue a discovery crawl of the device (SNMP walk: interfaces, disks) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          device: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {number} */
-              status: 200;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postDeviceByDeviceRecrawl'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1728,93 +259,7 @@ export interface paths {
       cookie?: never;
     };
     /** Rows and storage of each log category of a device, ending with a Total row */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          device: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              formatted: string;
-              log_name: string;
-              /** @description bytes */
-              size: number;
-              total_rows: number;
-            }[];
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getDeviceByDeviceStats'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1831,344 +276,12 @@ export interface paths {
       cookie?: never;
     };
     /** A device's tags */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          device: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {number} */
-              status: 200;
-              tags: {
-                name: string;
-                slug: string;
-                type: string;
-              }[];
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getDeviceByDeviceTags'];
     put?: never;
     /** Add tags to a device (missing tags are created) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          device: number;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            tags: {
-              name?: string;
-              /** @description Letters, digits, `_ . : -`; max 64 */
-              slug: string;
-              /** @enum {string} */
-              type?: 'device';
-            }[];
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {number} */
-              status: 201;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postDeviceByDeviceTags'];
     /** Remove tags from a device */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          device: number;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            tags: {
-              slug: string;
-            }[];
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {number} */
-              status: 200;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    delete: operations['deleteDeviceByDeviceTags'];
     options?: never;
     head?: never;
     patch?: never;
@@ -2182,114 +295,7 @@ export interface paths {
       cookie?: never;
     };
     /** Disk trackers of a device, sorted by name */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              alerts: {
-                active: boolean;
-                fired_count: number;
-                id: number;
-                last_fired_at: number | null;
-                last_state: number | null;
-                /** @description `linkstate` (interfaces) */
-                type: string;
-              }[];
-              available: number | null;
-              device_id: number;
-              enable_logging: boolean;
-              freespace_oid: string;
-              id: number;
-              /** @description hrStorageIndex */
-              index: number;
-              /** @description seconds */
-              interval: number;
-              name: string;
-              total: number | null;
-            }[];
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getDeviceByIdDisks'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2306,124 +312,7 @@ export interface paths {
       cookie?: never;
     };
     /** Interface trackers of a device, by interface index */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              admin_status: number | null;
-              alerts: {
-                active: boolean;
-                fired_count: number;
-                id: number;
-                last_fired_at: number | null;
-                last_state: number | null;
-                /** @description `linkstate` (interfaces) */
-                type: string;
-              }[];
-              connected: {
-                dev_id: number | null;
-                iface: string | null;
-                ip: string | null;
-                label: string | null;
-                mac: string | null;
-              }[];
-              description: string;
-              device_id: number;
-              enable_logging: boolean;
-              id: number;
-              /** @description ifIndex */
-              interface: number;
-              /** @description seconds */
-              interval: number;
-              mac: string | null;
-              name: string;
-              oper_status: number | null;
-              speed: number | null;
-              type: number | null;
-            }[];
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getDeviceByIdInterfaces'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2443,101 +332,7 @@ export interface paths {
      * Neighbours per interface id (interfaces without neighbours omitted)
      * @description Neighbour discovery (LLDP/CDP/ARP) is not crawled yet, so every interface is omitted.
      */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description interface id -> neighbours (interfaces without neighbours omitted) */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              [key: string]: {
-                dev_id: number | null;
-                iface: string | null;
-                ip: string | null;
-                label: string | null;
-                mac: string | null;
-              }[];
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getDeviceByIdInterfacesConnections'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2554,117 +349,7 @@ export interface paths {
       cookie?: never;
     };
     /** The latency tracker of a device */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              alerts: {
-                active: boolean;
-                fired_count: number;
-                id: number;
-                last_fired_at: number | null;
-                last_state: number | null;
-                /** @description `linkstate` (interfaces) */
-                type: string;
-              }[];
-              dev_id: number;
-              dev_label: string;
-              icmping_id: number;
-              id: number;
-              /** @description seconds */
-              interval: number;
-              label: string;
-              last_polled_at: string | null;
-              latency: number | null;
-              loss: number | null;
-              /** @description loss % at which a reading counts as down */
-              lossout: number;
-              /** @description milliseconds */
-              timeout: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getDeviceByIdLatency'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2681,115 +366,7 @@ export interface paths {
       cookie?: never;
     };
     /** TCP port trackers of a device, sorted by port */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              alerts: {
-                active: boolean;
-                fired_count: number;
-                id: number;
-                last_fired_at: number | null;
-                last_state: number | null;
-                /** @description `linkstate` (interfaces) */
-                type: string;
-              }[];
-              device_id: number;
-              enable_logging: boolean;
-              id: number;
-              /** @description seconds */
-              interval: number;
-              label: string;
-              last_polled_at: string | null;
-              latency: number | null;
-              /** @description alias of label */
-              name: string;
-              port: number;
-              state: string | null;
-            }[];
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getDeviceByIdPort'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2806,95 +383,7 @@ export interface paths {
       cookie?: never;
     };
     /** Device profiles and their default dashboard layouts */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              profiles: {
-                id: number;
-                /** @description default dashboard layout (JSON) */
-                layout: unknown;
-                profile: string;
-              }[];
-              /** @enum {number} */
-              status: 200;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getDeviceProfiles'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2913,193 +402,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Create (no id) or update a device */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            agent_uuid?: string | null;
-            /**
-             * @description true/false, 1/0, "1"/"0", "true"/"false"
-             * @enum {unknown}
-             */
-            enable_agent?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-            /**
-             * @description true/false, 1/0, "1"/"0", "true"/"false"
-             * @enum {unknown}
-             */
-            enable_netflow?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-            /**
-             * @description true/false, 1/0, "1"/"0", "true"/"false"
-             * @enum {unknown}
-             */
-            enable_port_monitor?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-            /**
-             * @description true/false, 1/0, "1"/"0", "true"/"false"
-             * @enum {unknown}
-             */
-            enable_snmp?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-            id?: number;
-            ip_address: string;
-            label: string;
-            profile: string;
-            /** @description SNMP settings; v1/v2: snmp_community; v3: snmp_v3_security, authuser, authpass, authprot, privpass, privprot */
-            snmpconfig?: {
-              /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
-              authpass?:
-                | string
-                | {
-                    /** @enum {unknown} */
-                    __encrypted__: true;
-                  }
-                | null;
-              /** @description MD5, SHA, SHA224, SHA256, SHA384, SHA512 (case and dashes ignored) */
-              authprot?: string | null;
-              authuser?: string | null;
-              /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
-              privpass?:
-                | string
-                | {
-                    /** @enum {unknown} */
-                    __encrypted__: true;
-                  }
-                | null;
-              /** @description DES, AES, AES256B, AES256R (AES-128 = AES, AES-256 = AES256B) */
-              privprot?: string | null;
-              /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
-              snmp_community?:
-                | string
-                | {
-                    /** @enum {unknown} */
-                    __encrypted__: true;
-                  }
-                | null;
-              snmp_port?: number;
-              /** @enum {unknown} */
-              snmp_v3_security?: 'noAuthNoPriv' | 'authNoPriv' | 'authPriv' | null;
-              /**
-               * @description 1, 2 (2c) or 3
-               * @enum {unknown}
-               */
-              snmp_version?: 1 | 2 | 3 | '1' | '2' | '2c' | '3';
-            } | null;
-            tags?: (
-              | string
-              | {
-                  name?: string;
-                  /** @description Letters, digits, `_ . : -`; max 64 */
-                  slug: string;
-                  /** @enum {string} */
-                  type?: 'device';
-                }
-            )[];
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              device: {
-                id: number;
-                tags: {
-                  name: string;
-                  slug: string;
-                  type: string;
-                }[];
-              };
-              message: string;
-              /** @enum {number} */
-              status: 200;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postDeviceSet'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3114,220 +417,7 @@ export interface paths {
       cookie?: never;
     };
     /** List devices (tag scoped), with optional eager-loaded relations */
-    get: {
-      parameters: {
-        query?: {
-          /** @description true/false, 1/0, "1"/"0", "true"/"false" */
-          alerts?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-          /** @description true/false, 1/0, "1"/"0", "true"/"false" */
-          disks?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-          /** @description true/false, 1/0, "1"/"0", "true"/"false" */
-          interfaces?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-          /** @description true/false, 1/0, "1"/"0", "true"/"false" */
-          oids?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-          /** @description true/false, 1/0, "1"/"0", "true"/"false" */
-          ping?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-          /** @description true/false, 1/0, "1"/"0", "true"/"false" */
-          ports?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-          search?: string;
-          status?: 'up' | 'down';
-          tag?: string;
-          /** @description true/false, 1/0, "1"/"0", "true"/"false" */
-          walks?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              devices: {
-                agent_uuid: string | null;
-                /** @description present when requested with the query flag of the same name */
-                alerts?: {
-                  active: boolean;
-                  fired_count: number;
-                  id: number;
-                  last_fired_at: number | null;
-                  last_state: number | null;
-                  /** @description `linkstate` (interfaces) */
-                  type: string;
-                }[];
-                /** @description present when requested with the query flag of the same name: disk trackers */
-                disks?: {
-                  available: number | null;
-                  device_id: number;
-                  enable_logging: boolean;
-                  freespace_oid: string;
-                  id: number;
-                  /** @description hrStorageIndex */
-                  index: number;
-                  /** @description seconds */
-                  interval: number;
-                  name: string;
-                  total: number | null;
-                }[];
-                enable_agent: boolean;
-                enable_netflow: boolean;
-                enable_port_monitor: boolean;
-                enable_snmp: boolean;
-                id: number;
-                /** @description present when requested with the query flag of the same name: interface trackers */
-                interfaces?: {
-                  admin_status: number | null;
-                  description: string;
-                  device_id: number;
-                  enable_logging: boolean;
-                  id: number;
-                  /** @description ifIndex */
-                  interface: number;
-                  /** @description seconds */
-                  interval: number;
-                  mac: string | null;
-                  name: string;
-                  oper_status: number | null;
-                  speed: number | null;
-                  type: number | null;
-                }[];
-                ip_address: string;
-                label: string;
-                /** @description present when requested with the query flag of the same name */
-                oids?: {
-                  datatype: 'S' | 'I';
-                  device_id: number;
-                  enable_logging: boolean;
-                  id: number;
-                  /** @description seconds */
-                  interval: number;
-                  label: string;
-                  last_polled_at: string | null;
-                  oid: string;
-                  value: string | null;
-                }[];
-                /** @description present when requested with the query flag of the same name: the latency tracker or null */
-                ping?: {
-                  dev_id: number;
-                  icmping_id: number;
-                  id: number;
-                  /** @description seconds */
-                  interval: number;
-                  label: string;
-                  last_polled_at: string | null;
-                  latency: number | null;
-                  loss: number | null;
-                  /** @description loss % at which a reading counts as down */
-                  lossout: number;
-                  /** @description milliseconds */
-                  timeout: number;
-                } | null;
-                /** @description present when requested with the query flag of the same name */
-                ports?: {
-                  device_id: number;
-                  enable_logging: boolean;
-                  id: number;
-                  /** @description seconds */
-                  interval: number;
-                  label: string;
-                  last_polled_at: string | null;
-                  latency: number | null;
-                  /** @description alias of label */
-                  name: string;
-                  port: number;
-                  state: string | null;
-                }[];
-                profile: string;
-                tags: {
-                  name: string;
-                  slug: string;
-                  type: string;
-                }[];
-                /** @description present when requested with the query flag of the same name */
-                walks?: {
-                  device_id: number;
-                  duration_ms: number;
-                  id: number;
-                  /** @description `crawl` (device crawl) or `live` (getSNMPWalkInfo) */
-                  kind: string;
-                  oid_count: number;
-                  /** @description ISO 8601 (UTC) */
-                  timestamp: string;
-                  truncated: boolean;
-                }[];
-              }[];
-              /** @enum {number} */
-              status: 200;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getDevices'];
     put?: never;
     post?: never;
     delete?: never;
@@ -3346,116 +436,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Disable MFA and clear its secret */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            userId: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: true;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['disableMfa'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3470,85 +451,7 @@ export interface paths {
       cookie?: never;
     };
     /** Every disk tracker the caller can see */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              dev_id: number;
-              dev_label: string;
-              id: number;
-              name: string;
-            }[];
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getDiskAll'];
     put?: never;
     post?: never;
     delete?: never;
@@ -3567,84 +470,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Delete a disk tracker and its history */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            id: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors: {
-                [key: string]: string[];
-              };
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postDiskDelete'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3659,128 +485,7 @@ export interface paths {
       cookie?: never;
     };
     /** A disk tracker with its device, logs and alerts */
-    get: {
-      parameters: {
-        query?: {
-          /** @description log window in hours (default 4) */
-          hours?: number;
-        };
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              alerts: {
-                active: boolean;
-                fired_count: number;
-                id: number;
-                last_fired_at: number | null;
-                last_state: number | null;
-                /** @description `linkstate` (interfaces) */
-                type: string;
-              }[];
-              available: number | null;
-              dev_ip: string;
-              dev_label: string;
-              dev_profile: string;
-              device_id: number;
-              enable_logging: boolean;
-              freespace_oid: string;
-              id: number;
-              /** @description hrStorageIndex */
-              index: number;
-              /** @description seconds */
-              interval: number;
-              logs: {
-                /** @description bytes */
-                available: number;
-                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                timestamp: string;
-                /** @description bytes */
-                total: number;
-              }[];
-              name: string;
-              total: number | null;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getDiskGetById'];
     put?: never;
     post?: never;
     delete?: never;
@@ -3799,106 +504,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Create (no `id`) or update a disk tracker */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            deviceId?: number;
-            /**
-             * @description true/false, 1/0, "1"/"0", "true"/"false"
-             * @enum {unknown}
-             */
-            enable_logging?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-            id?: number;
-            /** @description seconds */
-            interval?: number;
-            name?: string;
-            /** @description free-space OID (create only); its last component is the storage index */
-            path?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              id: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              id: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors: {
-                [key: string]: string[];
-              };
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postDiskSet'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3918,76 +524,7 @@ export interface paths {
      * Disk growth and fill-time projection
      * @description Always HTTP 200 with the outcome in `status`: 204 without `diskId`, 200 with a message without logs, 500 on error.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            diskId?: unknown;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  data?: {
-                    allTimeGrowthKB: number;
-                    estimatedFillTime: string | null;
-                    oneDayGrowthKB: number;
-                    oneMonthGrowthKB: number;
-                    oneWeekGrowthKB: number;
-                  };
-                  hasError: boolean;
-                  message?: string;
-                  /** @description 204 without an id, 200, or 500 on error */
-                  status: number;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postDiskStats'];
     delete?: never;
     options?: never;
     head?: never;
@@ -4002,97 +539,7 @@ export interface paths {
       cookie?: never;
     };
     /** Storage estimate of a disk tracker’s logs */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              rows: number;
-              /** @description bytes stored, in 1024 steps (`2.93 KB`) */
-              size: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getDiskStatsById'];
     put?: never;
     post?: never;
     delete?: never;
@@ -4111,81 +558,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Re-establish the browser session cookie for the calling token */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              status: true;
-            };
-          };
-        };
-        /** @description Default Response */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['ensureWebSession'];
     delete?: never;
     options?: never;
     head?: never;
@@ -4202,122 +575,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Stage a new TOTP secret (MFA stays as it is until confirmed) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            userId: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              hostname: string;
-              message: string;
-              /** @description Base32 TOTP secret to enter in an authenticator app */
-              mfaKey: string;
-              /** @enum {boolean} */
-              pending: true;
-              /** @enum {boolean} */
-              status: true;
-              username: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['generateMfa'];
     delete?: never;
     options?: never;
     head?: never;
@@ -4332,79 +590,7 @@ export interface paths {
       cookie?: never;
     };
     /** URL tracker rows */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @enum {boolean} */
-                  hasError: false;
-                  message: {
-                    data: {
-                      /** @description null while no alert trigger is attached */
-                      alerts: null;
-                      id: number;
-                      /** @description seconds */
-                      interval: number;
-                      latency: number | null;
-                      message: string | null;
-                      pattern: string;
-                      ssldate: string | null;
-                      status: number | null;
-                      timestamp: number | null;
-                      url: string;
-                    }[];
-                  };
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getAllUrls'];
     put?: never;
     post?: never;
     delete?: never;
@@ -4421,84 +607,7 @@ export interface paths {
       cookie?: never;
     };
     /** List autodiscovery credential sets (secrets masked) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  data: {
-                    authpass: {
-                      /** @enum {boolean} */
-                      __encrypted__: true;
-                    } | null;
-                    authuser: string;
-                    id: number;
-                    label: string;
-                    snmp_authprot: string;
-                    snmp_community: {
-                      /** @enum {boolean} */
-                      __encrypted__: true;
-                    } | null;
-                    /** @description UDP port the discovery sweep uses with this set (default 161) */
-                    snmp_port: number;
-                    snmp_privpass: {
-                      /** @enum {boolean} */
-                      __encrypted__: true;
-                    } | null;
-                    snmp_privprot: string;
-                  }[];
-                  /** @enum {boolean} */
-                  hasError: false;
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getCredentials'];
     put?: never;
     post?: never;
     delete?: never;
@@ -4515,90 +624,7 @@ export interface paths {
       cookie?: never;
     };
     /** The caller's dashboards and layouts (empty for new users) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              dashboards: {
-                [key: string]: unknown;
-              };
-              layouts: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getDashboards'];
     put?: never;
     post?: never;
     delete?: never;
@@ -4617,108 +643,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Pending devices (not hidden, tag scoped) and the latest discovery sweep per network */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  devices: {
-                    agent_uuid: string | null;
-                    agent_version: string | null;
-                    enable_agent: boolean;
-                    enable_snmp: boolean;
-                    id: number;
-                    ip_address: string;
-                    label: string;
-                    last_checkin_at: string | null;
-                    open_ports: number[] | null;
-                    os_version: string | null;
-                    profile: string;
-                    snmpconfig: {
-                      authpass: {
-                        /** @enum {boolean} */
-                        __encrypted__: true;
-                      } | null;
-                      authprot: string | null;
-                      authuser: string | null;
-                      privpass: {
-                        /** @enum {boolean} */
-                        __encrypted__: true;
-                      } | null;
-                      privprot: string | null;
-                      snmp_community: {
-                        /** @enum {boolean} */
-                        __encrypted__: true;
-                      } | null;
-                      snmp_port: number;
-                      snmp_v3_security: string | null;
-                      snmp_version: number;
-                    };
-                    tags: {
-                      name: string;
-                      slug: string;
-                      type: string;
-                    }[];
-                  }[];
-                  discovery_status: {
-                    end_time: string | null;
-                    id: number;
-                    net_id: number;
-                    /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                    start_time: string;
-                  }[];
-                  /** @enum {boolean} */
-                  hasError: false;
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['getDevicesPending'];
     delete?: never;
     options?: never;
     head?: never;
@@ -4736,112 +661,7 @@ export interface paths {
      * A device's trackers as widgets, with your saved layout and pinned widgets
      * @description HTTP 204 (no body) when the device has no trackers.
      */
-    get: {
-      parameters: {
-        query: {
-          deviceId: number;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: false;
-              layouts:
-                | {
-                    [key: string]: unknown;
-                  }
-                | unknown[];
-              pinnedWidgets:
-                | {
-                    [key: string]: unknown;
-                  }
-                | unknown[];
-              trackers: {
-                h: number;
-                trackerId: number;
-                trackerTable: string;
-                w: number;
-                widgetId: number;
-              }[];
-            };
-          };
-        };
-        /** @description no trackers */
-        204: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getDeviceTrackers'];
     put?: never;
     post?: never;
     delete?: never;
@@ -4858,94 +678,7 @@ export interface paths {
       cookie?: never;
     };
     /** The device's newest stored walk (crawl or live), or null */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          device: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @enum {number} */
-                  status: 201;
-                  walk: {
-                    device_id: number;
-                    duration_ms: number;
-                    id: number;
-                    /** @description `crawl` (device crawl) or `live` (getSNMPWalkInfo) */
-                    kind: string;
-                    oid_count: number;
-                    /** @description ISO 8601 (UTC) */
-                    timestamp: string;
-                    truncated: boolean;
-                    varbinds: {
-                      oid: string;
-                      type: string;
-                      value: string | number | boolean | null;
-                    }[];
-                  } | null;
-                }
-              | {
-                  message: string;
-                  /** @enum {boolean} */
-                  status: false;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getLastWalk'];
     put?: never;
     post?: never;
     delete?: never;
@@ -4964,84 +697,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Latency logs of a device for its widget */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            deviceId: number;
-            /** @default 4 */
-            hours?: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @enum {boolean} */
-                  hasError: false;
-                  message: {
-                    dev_ip?: string;
-                    dev_label?: string;
-                    logs?: {
-                      icmping_id: number;
-                      /** @description ms; -1 when no probe was answered */
-                      latency: number;
-                      /** @description % */
-                      loss: number;
-                      /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                      timestamp: string;
-                    }[];
-                  };
-                  /** @description 200, or 204 with an empty message when there is no probe */
-                  status: number;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['getLatencyTracker'];
     delete?: never;
     options?: never;
     head?: never;
@@ -5056,76 +712,7 @@ export interface paths {
       cookie?: never;
     };
     /** Local networks swept by discovery (`false` when there are none) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  data: {
-                    alerts: boolean;
-                    /** @description last address of the range (IPv4) */
-                    broadcast: string;
-                    /** @description credential sets tried in this order */
-                    cred_ids: number[];
-                    enable_discovery: boolean;
-                    enable_portscan: boolean;
-                    id: number;
-                    /** @description seconds between discovery sweeps */
-                    interval: number;
-                    label: string;
-                    /** @description first address of the range (IPv4) */
-                    network: string;
-                    /** @description end of the last sweep (Unix seconds); null when due now */
-                    timestamp: number | null;
-                  }[];
-                }
-              | false;
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getLocalnets'];
     put?: never;
     post?: never;
     delete?: never;
@@ -5142,68 +729,7 @@ export interface paths {
       cookie?: never;
     };
     /** The permission catalogue */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @enum {boolean} */
-                  hasError: false;
-                  permissions: {
-                    id: number;
-                    name: string;
-                    slug: string;
-                  }[];
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getPermissions'];
     put?: never;
     post?: never;
     delete?: never;
@@ -5222,93 +748,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Ping a target 4 times (answers within about ten seconds) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          pingTarget: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @description JSON-encoded {address, latency, status, hostname} */
-                  message: string;
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | {
-                  message: string;
-                  /** @enum {boolean} */
-                  status: false;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['getPingInfo'];
     delete?: never;
     options?: never;
     head?: never;
@@ -5325,108 +765,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Port scan with nmap (timing 3, 4 or 5; optional version detection) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            ip: string;
-            /** @description ports and ranges, for example 22,80,8000-8100 */
-            portlist: string;
-            /** @description version detection (nmap -sV) */
-            service?: boolean | 0 | 1 | 'true' | 'false' | '1' | '0';
-            /** @description 3, 4 or 5; any other value is taken as 4 */
-            timing?: unknown;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @description raw scanner output */
-                  message: string;
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | {
-                  message: string;
-                  /** @enum {string} */
-                  status: 'timeout';
-                }
-              | {
-                  message: string;
-                  /** @enum {boolean} */
-                  status: false;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['getPortscanInfo'];
     delete?: never;
     options?: never;
     head?: never;
@@ -5441,86 +780,7 @@ export interface paths {
       cookie?: never;
     };
     /** The operator-maintained map of port numbers to service names */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              services: {
-                [key: string]: string;
-              };
-              /** @enum {number} */
-              status: 200;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getPortServiceNames'];
     put?: never;
     post?: never;
     delete?: never;
@@ -5539,107 +799,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Walk a device's SNMP tree now with its stored credentials (long-running) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          target: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  message: {
-                    device_id: number;
-                    duration_ms: number;
-                    id: number;
-                    /** @description `crawl` (device crawl) or `live` (getSNMPWalkInfo) */
-                    kind: string;
-                    oid_count: number;
-                    /** @description ISO 8601 (UTC) */
-                    timestamp: string;
-                    truncated: boolean;
-                    varbinds: {
-                      oid: string;
-                      type: string;
-                      value: string | number | boolean | null;
-                    }[];
-                  };
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | {
-                  message: string;
-                  /** @enum {boolean} */
-                  status: false;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['getSNMPWalkInfo'];
     delete?: never;
     options?: never;
     head?: never;
@@ -5654,124 +814,7 @@ export interface paths {
       cookie?: never;
     };
     /** Throughput history (speed tests and iperf3 client runs), newest first */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                id: number;
-                kind: 'speedtest' | 'iperf_client';
-                result:
-                  | {
-                      bytes_received: number;
-                      bytes_sent: number;
-                      /** @description bits per second */
-                      download: number;
-                      /** @description mean difference between consecutive round trips, ms */
-                      jitter: number;
-                      /** @description median round trip of small requests, ms */
-                      ping: number;
-                      /** @description base URL of the speed-test server */
-                      server: string;
-                      /** @description ISO 8601, UTC */
-                      timestamp: string;
-                      /** @description bits per second */
-                      upload: number;
-                    }
-                  | {
-                      /** @description throughput at the receiving side */
-                      bits_per_second: number;
-                      /** @description bytes that reached the receiving side */
-                      bytes: number;
-                      direction: 'download' | 'upload';
-                      /** @description seconds measured */
-                      duration: number;
-                      host: string;
-                      jitter_ms: number | null;
-                      lost_packets: number | null;
-                      lost_percent: number | null;
-                      port: number;
-                      protocol: 'tcp' | 'udp';
-                      retransmits: number | null;
-                      sent_bits_per_second: number;
-                      sent_bytes: number;
-                      /** @description ISO 8601, UTC */
-                      timestamp: string;
-                    }
-                  | {
-                      [key: string]: unknown;
-                    };
-                target: string | null;
-                /** @description ISO 8601, UTC */
-                timestamp: string;
-              }[];
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getSpeedTestHistory'];
     put?: never;
     post?: never;
     delete?: never;
@@ -5790,119 +833,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Run a speed test against the configured server and record it */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: {
-                bytes_received: number;
-                bytes_sent: number;
-                /** @description bits per second */
-                download: number;
-                /** @description mean difference between consecutive round trips, ms */
-                jitter: number;
-                /** @description median round trip of small requests, ms */
-                ping: number;
-                /** @description base URL of the speed-test server */
-                server: string;
-                /** @description ISO 8601, UTC */
-                timestamp: string;
-                /** @description bits per second */
-                upload: number;
-              };
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  message: string;
-                  /** @enum {boolean} */
-                  status: false;
-                }
-              | {
-                  message: string;
-                };
-          };
-        };
-      };
-    };
+    post: operations['getSpeedTestInfo'];
     delete?: never;
     options?: never;
     head?: never;
@@ -5919,83 +850,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** TCP port logs of a device for its widget */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            deviceId: number;
-            /** @default 4 */
-            hours?: number;
-            id?: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @enum {boolean} */
-                  hasError: false;
-                  message: {
-                    dev_label?: string;
-                    logs?: {
-                      /** @description ms; -1: closed, filtered or unreachable */
-                      latency: number;
-                      port_id: number;
-                      /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                      timestamp: string;
-                    }[];
-                    port?: number;
-                  };
-                  /** @description 200, or 204 with an empty message when there is no probe */
-                  status: number;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['getTCPTracker'];
     delete?: never;
     options?: never;
     head?: never;
@@ -6012,100 +867,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Traceroute (at most 10 hops) with the path MTU at each hop */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          traceTarget: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  message: {
-                    /** @description the hop's address, or '*' when it did not answer */
-                    address: string;
-                    hop: number;
-                    /** @description reverse name, the address when it has none, 'N/A' when the address is not an IP */
-                    hostname: string;
-                    latency: number | null;
-                    mtu: number | null;
-                  }[];
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | {
-                  message: string;
-                  /** @enum {boolean} */
-                  status: false;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['getTracerouteInfo'];
     delete?: never;
     options?: never;
     head?: never;
@@ -6120,75 +882,7 @@ export interface paths {
       cookie?: never;
     };
     /** URL trackers */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  data: {
-                    /** @description null while no alert trigger is attached */
-                    alerts: null;
-                    id: number;
-                    /** @description seconds */
-                    interval: number;
-                    latency: number | null;
-                    message: string | null;
-                    pattern: string;
-                    ssldate: string | null;
-                    status: number | null;
-                    timestamp: number | null;
-                    url: string;
-                  }[];
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getUrls'];
     put?: never;
     post?: never;
     delete?: never;
@@ -6205,78 +899,7 @@ export interface paths {
       cookie?: never;
     };
     /** List users (all for users/sa holders, otherwise only yourself) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  caller_id: number;
-                  /** @enum {boolean} */
-                  hasError: false;
-                  self_only: boolean;
-                  /** @enum {number} */
-                  status: 201;
-                  users: {
-                    active: boolean;
-                    auth_source: 'local' | 'ldap';
-                    email: string;
-                    first_name: string;
-                    id: number;
-                    last_name: string;
-                    permissions: string[];
-                    tags: string[];
-                    /** @description true when MFA is enabled */
-                    totp: boolean;
-                    username: string;
-                  }[];
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getUsers'];
     put?: never;
     post?: never;
     delete?: never;
@@ -6295,83 +918,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Hide a pending device (kept, not in the default list) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            id: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: false;
-              message: string;
-              /** @enum {number} */
-              status: 201;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['hidePendingDevice'];
     delete?: never;
     options?: never;
     head?: never;
@@ -6388,110 +935,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Import a pending device into the inventory */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            id: number;
-            tags?: (
-              | string
-              | {
-                  name?: string;
-                  /** @description Letters, digits, `_ . : -`; max 64 */
-                  slug: string;
-                  /** @enum {string} */
-                  type?: 'device';
-                }
-            )[];
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @enum {boolean} */
-                  hasError: false;
-                  message: string;
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: false;
-              message: string;
-              /** @enum {number} */
-              status: 201;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['importPending'];
     delete?: never;
     options?: never;
     head?: never;
@@ -6507,52 +951,11 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Appliance host name and whether a browser session is live (readiness probe) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                hostname: string;
-                /** @description true when the request carries a live browser session */
-                sessionId: boolean;
-              };
-              /** @enum {boolean} */
-              hasError: false;
-              /** @enum {number} */
-              status: 201;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    /**
+     * Appliance host name and whether a browser session is live (readiness probe)
+     * @description Takes no body: whatever is sent is ignored, never parsed.
+     */
+    post: operations['postInformation'];
     delete?: never;
     options?: never;
     head?: never;
@@ -6567,87 +970,7 @@ export interface paths {
       cookie?: never;
     };
     /** Every logging interface tracker the caller can see */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              description: string;
-              dev_id: number;
-              dev_label: string;
-              id: number;
-              interface: number;
-              name: string;
-            }[];
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getInterfacesAll'];
     put?: never;
     post?: never;
     delete?: never;
@@ -6666,95 +989,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Delete an interface tracker (a later crawl may recreate it) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            id: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors: {
-                [key: string]: string[];
-              };
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postInterfacesDelete'];
     delete?: never;
     options?: never;
     head?: never;
@@ -6769,137 +1004,7 @@ export interface paths {
       cookie?: never;
     };
     /** An interface tracker with logs, alerts and neighbours */
-    get: {
-      parameters: {
-        query?: {
-          /** @description log window in hours (default 4) */
-          hours?: number;
-        };
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              admin_status: number | null;
-              alerts: {
-                active: boolean;
-                fired_count: number;
-                id: number;
-                last_fired_at: number | null;
-                last_state: number | null;
-                /** @description `linkstate` (interfaces) */
-                type: string;
-              }[];
-              connected: {
-                dev_id: number | null;
-                iface: string | null;
-                ip: string | null;
-                label: string | null;
-                mac: string | null;
-              }[];
-              description: string;
-              dev_ip: string;
-              dev_label: string;
-              dev_profile: string;
-              device_id: number;
-              enable_logging: boolean;
-              id: number;
-              /** @description ifIndex */
-              interface: number;
-              /** @description seconds */
-              interval: number;
-              logs: {
-                in_bps: number;
-                oper_status?: number | null;
-                out_bps: number;
-                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                timestamp: string;
-              }[];
-              mac: string | null;
-              name: string;
-              oper_status: number | null;
-              speed: number | null;
-              type: number | null;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getInterfacesGetById'];
     put?: never;
     post?: never;
     delete?: never;
@@ -6918,92 +1023,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Update an interface tracker */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            description?: string;
-            /**
-             * @description true/false, 1/0, "1"/"0", "true"/"false"
-             * @enum {unknown}
-             */
-            enable_logging?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-            id: number;
-            /** @description seconds */
-            interval?: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              id: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors: {
-                [key: string]: string[];
-              };
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postInterfacesSet'];
     delete?: never;
     options?: never;
     head?: never;
@@ -7018,97 +1038,7 @@ export interface paths {
       cookie?: never;
     };
     /** Storage estimate of an interface tracker’s logs */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              rows: number;
-              /** @description bytes stored, in 1024 steps (`2.93 KB`) */
-              size: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getInterfacesStatsById'];
     put?: never;
     post?: never;
     delete?: never;
@@ -7130,105 +1060,7 @@ export interface paths {
      * Create the link-state alert of an interface, or flip its active flag
      * @description The alert fires when the interface’s oper status changes while it is active.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            id: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              alert: {
-                active: boolean;
-                fired_count: number;
-                id: number;
-                last_fired_at: number | null;
-                last_state: number | null;
-                /** @description `linkstate` (interfaces) */
-                type: string;
-              };
-              id: number;
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors: {
-                [key: string]: string[];
-              };
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postInterfacesToggleupdown'];
     delete?: never;
     options?: never;
     head?: never;
@@ -7245,154 +1077,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Run the iperf3 client against a host (blocking) and record it */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @default download */
-            direction?: 'download' | 'upload';
-            /** @default 10 */
-            duration?: number;
-            host: string;
-            /** @default 5201 */
-            port?: number;
-            /** @default tcp */
-            protocol?: 'tcp' | 'udp';
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: {
-                /** @description throughput at the receiving side */
-                bits_per_second: number;
-                /** @description bytes that reached the receiving side */
-                bytes: number;
-                direction: 'download' | 'upload';
-                /** @description seconds measured */
-                duration: number;
-                host: string;
-                jitter_ms: number | null;
-                lost_packets: number | null;
-                lost_percent: number | null;
-                port: number;
-                protocol: 'tcp' | 'udp';
-                retransmits: number | null;
-                sent_bits_per_second: number;
-                sent_bytes: number;
-                /** @description ISO 8601, UTC */
-                timestamp: string;
-              };
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        502: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postIperfClientRun'];
     delete?: never;
     options?: never;
     head?: never;
@@ -7409,87 +1094,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Start the iperf3 server (port 5201) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              active: boolean;
-              /** @description the host name the caller used to reach the appliance */
-              connectHost: string;
-              port: number;
-              /** @description active, inactive or failed */
-              state: string;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postIperfServerStart'];
     delete?: never;
     options?: never;
     head?: never;
@@ -7504,87 +1109,7 @@ export interface paths {
       cookie?: never;
     };
     /** State of the iperf3 server */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              active: boolean;
-              /** @description the host name the caller used to reach the appliance */
-              connectHost: string;
-              port: number;
-              /** @description active, inactive or failed */
-              state: string;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getIperfServerStatus'];
     put?: never;
     post?: never;
     delete?: never;
@@ -7603,87 +1128,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Stop the iperf3 server (idempotent) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              active: boolean;
-              /** @description the host name the caller used to reach the appliance */
-              connectHost: string;
-              port: number;
-              /** @description active, inactive or failed */
-              state: string;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postIperfServerStop'];
     delete?: never;
     options?: never;
     head?: never;
@@ -7698,85 +1143,7 @@ export interface paths {
       cookie?: never;
     };
     /** Every latency tracker the caller can see */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              dev_id: number;
-              dev_label: string;
-              id: number;
-              label: string;
-            }[];
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getLatencyAll'];
     put?: never;
     post?: never;
     delete?: never;
@@ -7795,95 +1162,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Delete a latency tracker and its history */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            id: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors: {
-                [key: string]: string[];
-              };
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postLatencyDelete'];
     delete?: never;
     options?: never;
     head?: never;
@@ -7898,129 +1177,7 @@ export interface paths {
       cookie?: never;
     };
     /** A latency tracker with logs and alerts */
-    get: {
-      parameters: {
-        query?: {
-          /** @description log window in hours (default 4) */
-          hours?: number;
-        };
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              alerts: {
-                active: boolean;
-                fired_count: number;
-                id: number;
-                last_fired_at: number | null;
-                last_state: number | null;
-                /** @description `linkstate` (interfaces) */
-                type: string;
-              }[];
-              dev_id: number;
-              dev_label: string;
-              icmping_id: number;
-              id: number;
-              /** @description seconds */
-              interval: number;
-              label: string;
-              last_polled_at: string | null;
-              latency: number | null;
-              logs: {
-                icmping_id: number;
-                /** @description ms; -1 when no probe was answered */
-                latency: number;
-                /** @description % */
-                loss: number;
-                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                timestamp: string;
-              }[];
-              loss: number | null;
-              /** @description loss % at which a reading counts as down */
-              lossout: number;
-              /** @description milliseconds */
-              timeout: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getLatencyGetById'];
     put?: never;
     post?: never;
     delete?: never;
@@ -8039,114 +1196,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Create (no `id`) or update the latency tracker of a device */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            deviceId?: number;
-            id?: number;
-            /** @description seconds */
-            interval?: number;
-            label?: string;
-            /** @description loss % at which a reading counts as down */
-            lossout?: number;
-            /** @description milliseconds */
-            timeout?: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              id: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              id: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors: {
-                [key: string]: string[];
-              };
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postLatencySet'];
     delete?: never;
     options?: never;
     head?: never;
@@ -8166,81 +1216,7 @@ export interface paths {
      * Latency averages, loss, uptime and monitoring duration
      * @description Always HTTP 200 with the outcome in `status`: 204 without `icmpingId`, 200 with a message without logs, 500 on error. `monitoringDuration` is in seconds.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            icmpingId?: unknown;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  data?: {
-                    allTimeUptime: number | null;
-                    currentLatency: number | null;
-                    currentLoss: number | null;
-                    dayAvgLatency: number | null;
-                    dayAvgLoss: number | null;
-                    dayUptime: number | null;
-                    /** @description seconds */
-                    monitoringDuration: number;
-                    weekAvgLatency: number | null;
-                    weekUptime: number | null;
-                  };
-                  hasError: boolean;
-                  message?: string;
-                  /** @description 204 without an id, 200, or 500 on error */
-                  status: number;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postLatencyStats'];
     delete?: never;
     options?: never;
     head?: never;
@@ -8255,97 +1231,7 @@ export interface paths {
       cookie?: never;
     };
     /** Storage estimate of a latency tracker’s logs */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              rows: number;
-              /** @description bytes stored, in 1024 steps (`2.93 KB`) */
-              size: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getLatencyStatsById'];
     put?: never;
     post?: never;
     delete?: never;
@@ -8364,95 +1250,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Sign in; with MFA a second call carries totp */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description spa:<uuid>:<fingerprint>; names the token (one live token per browser) */
-            browser_id?: string;
-            /** @description Username or email address */
-            email: string;
-            password: string;
-            /** @description TOTP code, sent on the second call after "TOTP Required" */
-            totp?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  access_token: string;
-                  /** @enum {boolean} */
-                  hasError: false;
-                  /** @enum {number} */
-                  status: 201;
-                  user: {
-                    email: string;
-                    id: number;
-                    name: string;
-                  };
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message: string;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postLogin'];
     delete?: never;
     options?: never;
     head?: never;
@@ -8469,76 +1267,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Revoke the calling token and end its browser session */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postLogout'];
     delete?: never;
     options?: never;
     head?: never;
@@ -8553,68 +1282,7 @@ export interface paths {
       cookie?: never;
     };
     /** The calling user */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              active: boolean;
-              auth_source: 'local' | 'ldap';
-              /** @description ISO 8601 */
-              created_at: string;
-              email: string;
-              first_name: string;
-              id: number;
-              last_name: string;
-              /** @description ISO 8601 */
-              updated_at: string;
-              username: string;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getMe'];
     put?: never;
     post?: never;
     delete?: never;
@@ -8634,101 +1302,7 @@ export interface paths {
     put?: never;
     post?: never;
     /** Delete a pending or approved client; its tokens and refresh chains are revoked */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          clientId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              deleted: true;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    delete: operations['deleteOauthClientsByClientId'];
     options?: never;
     head?: never;
     patch?: never;
@@ -8744,114 +1318,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Approve a registered client (idempotent; the first approver is kept) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          clientId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @description ISO 8601 with offset */
-              approved_at: string;
-              approved_by_user_id: number | null;
-              client_id: string;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postOauthClientsByClientIdApprove'];
     delete?: never;
     options?: never;
     head?: never;
@@ -8866,97 +1333,7 @@ export interface paths {
       cookie?: never;
     };
     /** Clients awaiting approval, oldest first */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              clients: {
-                client_id: string;
-                client_name: string;
-                /** @description ISO 8601 with offset */
-                created_at: string;
-                /** @description ISO 8601 with offset: 7 days after created_at, when an unapproved client is purged */
-                expires_at: string;
-                grant_types: string[];
-                redirect_uris: string[];
-                token_endpoint_auth_method: string;
-              }[];
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getOauthClientsPending'];
     put?: never;
     post?: never;
     delete?: never;
@@ -8975,119 +1352,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Start a device authorization (RFC 8628): a device code to poll with and a user code to enter at /auth/device */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description RFC 8628 clients send client_id; it names the client when client_name is absent */
-            client_id?: string;
-            /** @description Printable ASCII, at most 100 characters; names the token "MCP Client: <client_name>" */
-            client_name?: string;
-            /** @description RFC 8628 form: space-delimited scopes (used when scopes is absent) */
-            scope?: string;
-            /** @description Scopes from the eight (default [mcp:devices]) */
-            scopes?: string[] | string;
-          };
-          'application/x-www-form-urlencoded': {
-            /** @description RFC 8628 clients send client_id; it names the client when client_name is absent */
-            client_id?: string;
-            /** @description Printable ASCII, at most 100 characters; names the token "MCP Client: <client_name>" */
-            client_name?: string;
-            /** @description RFC 8628 form: space-delimited scopes (used when scopes is absent) */
-            scope?: string;
-            /** @description Scopes from the eight (default [mcp:devices]) */
-            scopes?: string[] | string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              device_code: string;
-              /** @description seconds (600) */
-              expires_in: number;
-              /** @description seconds between polls (5) */
-              interval: number;
-              /** @description 8 characters from BCDFGHJKLMNPQRSTVWXZ */
-              user_code: string;
-              verification_uri: string;
-              verification_uri_complete: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postOauthDeviceAuthorize'];
     delete?: never;
     options?: never;
     head?: never;
@@ -9104,109 +1369,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Poll for the token of a device code (authorization_pending until approved; single use) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            client_id?: string;
-            device_code?: string;
-            /** @description Optional; when present it must be urn:ietf:params:oauth:grant-type:device_code */
-            grant_type?: string;
-          };
-          'application/x-www-form-urlencoded': {
-            client_id?: string;
-            device_code?: string;
-            /** @description Optional; when present it must be urn:ietf:params:oauth:grant-type:device_code */
-            grant_type?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              access_token: string;
-              expires_in: number;
-              refresh_token?: string;
-              /** @description space-delimited */
-              scope: string;
-              /** @enum {string} */
-              token_type: 'Bearer';
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postOauthDeviceToken'];
     delete?: never;
     options?: never;
     head?: never;
@@ -9223,102 +1386,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Token introspection (RFC 7662); updates last_used_at of an active access token */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            token?: string;
-            /** @description access_token or refresh_token */
-            token_type_hint?: string;
-          };
-          'application/x-www-form-urlencoded': {
-            token?: string;
-            /** @description access_token or refresh_token */
-            token_type_hint?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @enum {boolean} */
-                  active: true;
-                  client_id: string | null;
-                  /** @description Unix seconds */
-                  exp: number;
-                  scope: string;
-                  /** @description user id */
-                  sub: number;
-                  username: string;
-                }
-              | {
-                  /** @enum {boolean} */
-                  active: false;
-                };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postOauthTokenIntrospect'];
     delete?: never;
     options?: never;
     head?: never;
@@ -9335,125 +1403,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Rotate a refresh token: a new access token and a new refresh token; a replayed refresh token revokes the grant */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            client_id?: string;
-            client_secret?: string;
-            /** @description Optional; when present it must be refresh_token */
-            grant_type?: string;
-            refresh_token?: string;
-            scope?: string;
-          };
-          'application/x-www-form-urlencoded': {
-            client_id?: string;
-            client_secret?: string;
-            /** @description Optional; when present it must be refresh_token */
-            grant_type?: string;
-            refresh_token?: string;
-            scope?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              access_token: string;
-              expires_in: number;
-              refresh_token?: string;
-              /** @description space-delimited */
-              scope: string;
-              /** @enum {string} */
-              token_type: 'Bearer';
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postOauthTokenRefresh'];
     delete?: never;
     options?: never;
     head?: never;
@@ -9470,103 +1420,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Token revocation (RFC 7009): revokes the grant of a refresh or OAuth access token; unknown tokens answer 200 too */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            client_id?: string;
-            client_secret?: string;
-            token?: string;
-            /** @description access_token or refresh_token */
-            token_type_hint?: string;
-          };
-          'application/x-www-form-urlencoded': {
-            client_id?: string;
-            client_secret?: string;
-            token?: string;
-            /** @description access_token or refresh_token */
-            token_type_hint?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description RFC 7009: an empty object, also for unknown tokens */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': Record<string, never>;
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postOauthTokenRevoke'];
     delete?: never;
     options?: never;
     head?: never;
@@ -9583,95 +1437,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Delete a custom OID tracker and its history */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            id: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              success: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors: {
-                [key: string]: string[];
-              };
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postOidDelete'];
     delete?: never;
     options?: never;
     head?: never;
@@ -9686,124 +1452,7 @@ export interface paths {
       cookie?: never;
     };
     /** A custom OID tracker with logs and alerts */
-    get: {
-      parameters: {
-        query?: {
-          /** @description log window in hours (default 4) */
-          hours?: number;
-        };
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              alerts: {
-                active: boolean;
-                fired_count: number;
-                id: number;
-                last_fired_at: number | null;
-                last_state: number | null;
-                /** @description `linkstate` (interfaces) */
-                type: string;
-              }[];
-              datatype: 'S' | 'I';
-              dev_ip: string;
-              dev_label: string;
-              dev_profile: string;
-              device_id: number;
-              enable_logging: boolean;
-              id: number;
-              /** @description seconds */
-              interval: number;
-              label: string;
-              last_polled_at: string | null;
-              logs: {
-                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                timestamp: string;
-                value: string | null;
-              }[];
-              oid: string;
-              value: string | null;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getOidGetById'];
     put?: never;
     post?: never;
     delete?: never;
@@ -9822,106 +1471,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Create (no `id`) or update a custom OID tracker */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            datatype?: 'S' | 'I';
-            deviceId?: number;
-            /**
-             * @description true/false, 1/0, "1"/"0", "true"/"false"
-             * @enum {unknown}
-             */
-            enable_logging?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-            id?: number;
-            /** @description seconds */
-            interval?: number;
-            label?: string;
-            oid?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              id: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              id: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors: {
-                [key: string]: string[];
-              };
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postOidSet'];
     delete?: never;
     options?: never;
     head?: never;
@@ -9937,186 +1487,10 @@ export interface paths {
     };
     get?: never;
     /** Set the service name shown for a port */
-    put: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          port: number;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            name: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              name: string;
-              port: number;
-              /** @enum {number} */
-              status: 200;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    put: operations['putPortServiceNamesByPort'];
     post?: never;
     /** Remove the service name of a port */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          port: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              port: number;
-              /** @enum {number} */
-              status: 200;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    delete: operations['deletePortServiceNamesByPort'];
     options?: never;
     head?: never;
     patch?: never;
@@ -10130,86 +1504,7 @@ export interface paths {
       cookie?: never;
     };
     /** Every TCP port tracker the caller can see */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              dev_id: number;
-              dev_label: string;
-              id: number;
-              label: string;
-              port: number;
-            }[];
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getPortAll'];
     put?: never;
     post?: never;
     delete?: never;
@@ -10228,95 +1523,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Delete a TCP port tracker and its history */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            id: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors: {
-                [key: string]: string[];
-              };
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postPortDelete'];
     delete?: never;
     options?: never;
     head?: never;
@@ -10331,127 +1538,7 @@ export interface paths {
       cookie?: never;
     };
     /** A TCP port tracker with logs (latency -1: closed, filtered or unreachable) */
-    get: {
-      parameters: {
-        query?: {
-          /** @description log window in hours (default 4) */
-          hours?: number;
-        };
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              alerts: {
-                active: boolean;
-                fired_count: number;
-                id: number;
-                last_fired_at: number | null;
-                last_state: number | null;
-                /** @description `linkstate` (interfaces) */
-                type: string;
-              }[];
-              dev_id: number;
-              dev_label: string;
-              device_id: number;
-              enable_logging: boolean;
-              id: number;
-              /** @description seconds */
-              interval: number;
-              label: string;
-              last_polled_at: string | null;
-              latency: number | null;
-              logs: {
-                /** @description ms; -1: closed, filtered or unreachable */
-                latency: number;
-                port_id: number;
-                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                timestamp: string;
-              }[];
-              /** @description alias of label */
-              name: string;
-              port: number;
-              state: string | null;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getPortGetById'];
     put?: never;
     post?: never;
     delete?: never;
@@ -10473,106 +1560,7 @@ export interface paths {
      * Create or update a TCP port tracker
      * @description Without `id`, (`deviceId`, `port`) is the natural key: an existing pair is updated (200), a new one created (201).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            deviceId?: number;
-            /**
-             * @description true/false, 1/0, "1"/"0", "true"/"false"
-             * @enum {unknown}
-             */
-            enable_logging?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-            id?: number;
-            /** @description seconds */
-            interval?: number;
-            label?: string;
-            name?: string;
-            port?: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              id: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              id: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors: {
-                [key: string]: string[];
-              };
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postPortSet'];
     delete?: never;
     options?: never;
     head?: never;
@@ -10587,97 +1575,7 @@ export interface paths {
       cookie?: never;
     };
     /** Storage estimate of a port tracker’s logs */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              rows: number;
-              /** @description bytes stored, in 1024 steps (`2.93 KB`) */
-              size: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getPortStatsById'];
     put?: never;
     post?: never;
     delete?: never;
@@ -10696,83 +1594,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Remove a pending device (it may reappear at the next discovery or check-in) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            id: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: false;
-              message: string;
-              /** @enum {number} */
-              status: 201;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['removePendingDevice'];
     delete?: never;
     options?: never;
     head?: never;
@@ -10789,70 +1611,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Make a local network due for discovery now */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            id: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @enum {boolean} */
-                  hasError: false;
-                  message: string;
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['resetDiscoveryTs'];
     delete?: never;
     options?: never;
     head?: never;
@@ -10869,78 +1628,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Create or update (with `newtracker.id`) a URL tracker */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            newtracker?: {
-              id?: unknown;
-              interval?: unknown;
-              pattern?: unknown;
-              url?: unknown;
-            };
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  message: {
-                    id: number;
-                    interval: number;
-                    pattern: string;
-                    url: string;
-                  };
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['saveUrl'];
     delete?: never;
     options?: never;
     head?: never;
@@ -10957,80 +1645,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Update a user (only present fields change) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            active?: boolean;
-            /** Format: email */
-            email?: string;
-            first_name?: string;
-            last_name?: string;
-            password?: string;
-            permissions?: string[];
-            tags?:
-              | {
-                  value: string;
-                }[]
-              | null;
-            user: number;
-            username?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['saveUser'];
     delete?: never;
     options?: never;
     head?: never;
@@ -11047,84 +1662,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Delete a service tracker (stops monitoring only) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            id: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              success: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors: {
-                [key: string]: string[];
-              };
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postServiceDelete'];
     delete?: never;
     options?: never;
     head?: never;
@@ -11139,125 +1677,7 @@ export interface paths {
       cookie?: never;
     };
     /** A service tracker with logs and alerts (stored, polled once the agent exists) */
-    get: {
-      parameters: {
-        query?: {
-          /** @description log window in hours (default 4) */
-          hours?: number;
-        };
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              alerts: {
-                active: boolean;
-                fired_count: number;
-                id: number;
-                last_fired_at: number | null;
-                last_state: number | null;
-                /** @description `linkstate` (interfaces) */
-                type: string;
-              }[];
-              datatype: 'S' | 'I';
-              dev_ip: string;
-              dev_label: string;
-              dev_profile: string;
-              device_id: number;
-              enable_logging: boolean;
-              id: number;
-              /** @description seconds */
-              interval: number;
-              label: string;
-              last_polled_at: string | null;
-              logs: {
-                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                timestamp: string;
-                value: string | null;
-              }[];
-              name: string | null;
-              oid: string;
-              value: string | null;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getServiceGetById'];
     put?: never;
     post?: never;
     delete?: never;
@@ -11274,114 +1694,7 @@ export interface paths {
       cookie?: never;
     };
     /** Service trackers of a device, sorted by label */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          deviceId: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              alerts: {
-                active: boolean;
-                fired_count: number;
-                id: number;
-                last_fired_at: number | null;
-                last_state: number | null;
-                /** @description `linkstate` (interfaces) */
-                type: string;
-              }[];
-              datatype: 'S' | 'I';
-              device_id: number;
-              enable_logging: boolean;
-              id: number;
-              /** @description seconds */
-              interval: number;
-              label: string;
-              last_polled_at: string | null;
-              name: string | null;
-              oid: string;
-              value: string | null;
-            }[];
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getServiceGetAllByDeviceId'];
     put?: never;
     post?: never;
     delete?: never;
@@ -11400,106 +1713,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Create (no `id`) or update a service tracker */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            deviceId?: number;
-            /**
-             * @description true/false, 1/0, "1"/"0", "true"/"false"
-             * @enum {unknown}
-             */
-            enable_logging?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-            id?: number;
-            /** @description seconds */
-            interval?: number;
-            label?: string;
-            name?: string;
-            oid?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              id: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              id: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors: {
-                [key: string]: string[];
-              };
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postServiceSet'];
     delete?: never;
     options?: never;
     head?: never;
@@ -11514,97 +1728,7 @@ export interface paths {
       cookie?: never;
     };
     /** Storage estimate of a service tracker’s logs */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              rows: number;
-              /** @description bytes stored, in 1024 steps (`2.93 KB`) */
-              size: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getServiceStatsOfById'];
     put?: never;
     post?: never;
     delete?: never;
@@ -11623,96 +1747,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Replace the caller's dashboards and layouts */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            dashboards: {
-              [key: string]: unknown;
-            };
-            layouts: {
-              [key: string]: unknown;
-            };
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['setDashboards'];
     delete?: never;
     options?: never;
     head?: never;
@@ -11729,116 +1764,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Save your layout of a device page */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            deviceId: number;
-            layouts:
-              | {
-                  [key: string]: unknown;
-                }
-              | unknown[];
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: false;
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['setDeviceLayouts'];
     delete?: never;
     options?: never;
     head?: never;
@@ -11855,116 +1781,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Save your pinned widgets of a device page */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            deviceId: number;
-            pinnedWidgets:
-              | {
-                  [key: string]: unknown;
-                }
-              | unknown[];
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: false;
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['setDevicePinnedWidgets'];
     delete?: never;
     options?: never;
     head?: never;
@@ -11982,98 +1799,7 @@ export interface paths {
     put?: never;
     post?: never;
     /** Delete a throughput history row */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {number} */
-              status: 200;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    delete: operations['deleteSpeedtestHistoryById'];
     options?: never;
     head?: never;
     patch?: never;
@@ -12087,82 +1813,7 @@ export interface paths {
       cookie?: never;
     };
     /** MTR for 10 cycles: sent, host and reply frames, always ending with event: stream-complete */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          mtrTarget: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description data: {type: 'sent', hop}, {type: 'host', hop, host} or {type: 'reply', hop, latency (ms)} as they happen; on failure event: error with data {message}; always event: stream-complete with data {} last */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/event-stream': string;
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    get: operations['SSEgetMTRInfo'];
     put?: never;
     post?: never;
     delete?: never;
@@ -12179,82 +1830,7 @@ export interface paths {
       cookie?: never;
     };
     /** Ping a target 10 times, one event per reply as it arrives, then the summary */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          pingTarget: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description data: {icmp_seq, latency (ms), summary: null} per reply as it arrives, then data: {summary: {total_transmitted, total_received, packet_loss}}; on failure event: error with data {message} */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/event-stream': string;
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    get: operations['SSEgetPingInfo'];
     put?: never;
     post?: never;
     delete?: never;
@@ -12271,95 +1847,7 @@ export interface paths {
       cookie?: never;
     };
     /** List tags (a tag-restricted user sees their own tags) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {number} */
-              status: 200;
-              tags: {
-                id: number;
-                name: string;
-                slug: string;
-                type: string;
-              }[];
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message?: string;
-              status: number;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getTags'];
     put?: never;
     post?: never;
     delete?: never;
@@ -12379,81 +1867,7 @@ export interface paths {
      * The terminal WebSocket (answers 101 Switching Protocols)
      * @description Public route: its credential is the `ticket` from POST /api/terminal/tickets (single use, 30 s). A present Origin must equal the appliance origin. Client frames: JSON `{"type":"input","data":"…"}` and `{"type":"resize","cols":N,"rows":N}`; server frames: the shell output as text. The shell ends when the socket closes.
      */
-    get: {
-      parameters: {
-        query?: {
-          ticket?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Switching Protocols: the terminal session */
-        101: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description Default Response */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        426: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getTerminalSocket'];
     put?: never;
     post?: never;
     delete?: never;
@@ -12475,103 +1889,7 @@ export interface paths {
      * Mint a single-use ticket for the terminal socket
      * @description For `sa` users. The ticket is valid for 30 seconds, bound to the caller, and consumed by the first connection to GET /api/terminal/socket.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @description seconds */
-              expires_in: number;
-              /** @description the WebSocket path to open with ?ticket= */
-              socket: string;
-              /** @description single use; valid for 30 seconds */
-              ticket: string;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postTerminalTickets'];
     delete?: never;
     options?: never;
     head?: never;
@@ -12591,143 +1909,7 @@ export interface paths {
      * Probe an SNMP agent with a configuration (nothing is saved)
      * @description Masked or blank secrets are taken from the device named by device_id, only when `ip` is that device's own address (elsewhere the secret must be sent). A probe that gets no proper answer is `{status: 301, message}`.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            device_id?: number | null;
-            ip: string;
-            /** @description SNMP settings; v1/v2: snmp_community; v3: snmp_v3_security, authuser, authpass, authprot, privpass, privprot */
-            snmpconfig: {
-              /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
-              authpass?:
-                | string
-                | {
-                    /** @enum {unknown} */
-                    __encrypted__: true;
-                  }
-                | null;
-              /** @description MD5, SHA, SHA224, SHA256, SHA384, SHA512 (case and dashes ignored) */
-              authprot?: string | null;
-              authuser?: string | null;
-              /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
-              privpass?:
-                | string
-                | {
-                    /** @enum {unknown} */
-                    __encrypted__: true;
-                  }
-                | null;
-              /** @description DES, AES, AES256B, AES256R (AES-128 = AES, AES-256 = AES256B) */
-              privprot?: string | null;
-              /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
-              snmp_community?:
-                | string
-                | {
-                    /** @enum {unknown} */
-                    __encrypted__: true;
-                  }
-                | null;
-              snmp_port?: number;
-              /** @enum {unknown} */
-              snmp_v3_security?: 'noAuthNoPriv' | 'authNoPriv' | 'authPriv' | null;
-              /**
-               * @description 1, 2 (2c) or 3
-               * @enum {unknown}
-               */
-              snmp_version?: 1 | 2 | 3 | '1' | '2' | '2c' | '3';
-            };
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              status: 200 | 301;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['testSnmp'];
     delete?: never;
     options?: never;
     head?: never;
@@ -12742,198 +1924,10 @@ export interface paths {
       cookie?: never;
     };
     /** List the caller's tokens */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              tokens: {
-                client_id: string | null;
-                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                created_at: string;
-                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                expires_at: string;
-                id: number;
-                /** @description YYYY-MM-DD HH:MM:SS (UTC), null when never used */
-                last_used_at: string | null;
-                name: string;
-                origin: 'pat' | 'oauth';
-                revoked: boolean;
-                scopes: string[];
-              }[];
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getTokens'];
     put?: never;
     /** Create a personal access token (plaintext shown once) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @default 365 */
-            expires_in_days?: number;
-            name: string;
-            scopes?: (
-              | 'mcp:devices'
-              | 'mcp:alerts'
-              | 'mcp:logs'
-              | 'mcp:reports'
-              | 'mcp:system'
-              | 'mcp:tools'
-              | 'mcp:vne'
-              | 'mcp:capture'
-            )[];
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @description The plaintext token; shown only in this response */
-              access_token: string;
-              /** @description ISO 8601 with offset */
-              created_at: string;
-              /** @description ISO 8601 with offset */
-              expires_at: string;
-              id: number;
-              name: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postTokens'];
     delete?: never;
     options?: never;
     head?: never;
@@ -12951,96 +1945,7 @@ export interface paths {
     put?: never;
     post?: never;
     /** Revoke one of your tokens */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              revoked: true;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    delete: operations['deleteTokensById'];
     options?: never;
     head?: never;
     patch?: never;
@@ -13054,101 +1959,7 @@ export interface paths {
       cookie?: never;
     };
     /** Geolocation of a globally routable IP address */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          ip: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  message: {
-                    cityName: string | null;
-                    countryCode: string | null;
-                    countryName: string | null;
-                    ip: string;
-                    latitude: number | null;
-                    longitude: number | null;
-                    regionName: string | null;
-                    timeZone: string | null;
-                  };
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | {
-                  message: string;
-                  /** @enum {boolean} */
-                  status: false;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getToolsGeoipByIp'];
     put?: never;
     post?: never;
     delete?: never;
@@ -13165,94 +1976,7 @@ export interface paths {
       cookie?: never;
     };
     /** whois record of an IP address */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          ip: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  message: {
-                    [key: string]: string;
-                  };
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | {
-                  message: string;
-                  /** @enum {boolean} */
-                  status: false;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getToolsWhoisByIp'];
     put?: never;
     post?: never;
     delete?: never;
@@ -13274,138 +1998,7 @@ export interface paths {
      * Create or update local networks (one bad row rejects the batch)
      * @description Each range (`network`..`broadcast`, inclusive) holds at most 65536 addresses. `interval` is in seconds. `cred_ids` replaces the credential sets, tried in the order given.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            data: {
-              /**
-               * @description true/false, 1/0, "1"/"0", "true"/"false"
-               * @enum {unknown}
-               */
-              alerts?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-              broadcast: string;
-              cred_ids?: number[];
-              /**
-               * @description true/false, 1/0, "1"/"0", "true"/"false"
-               * @enum {unknown}
-               */
-              enable_discovery?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-              /**
-               * @description true/false, 1/0, "1"/"0", "true"/"false"
-               * @enum {unknown}
-               */
-              enable_portscan?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
-              id?: number;
-              /** @description seconds; default 21600 on create */
-              interval?: number;
-              label: string;
-              network: string;
-            }[];
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              data: {
-                alerts: boolean;
-                /** @description last address of the range (IPv4) */
-                broadcast: string;
-                /** @description credential sets tried in this order */
-                cred_ids: number[];
-                enable_discovery: boolean;
-                enable_portscan: boolean;
-                id: number;
-                /** @description seconds between discovery sweeps */
-                interval: number;
-                label: string;
-                /** @description first address of the range (IPv4) */
-                network: string;
-                /** @description end of the last sweep (Unix seconds); null when due now */
-                timestamp: number | null;
-              }[];
-              /** @enum {boolean} */
-              hasError: false;
-              message: string;
-              /** @enum {number} */
-              status: 201;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['updateLocalnet'];
     delete?: never;
     options?: never;
     head?: never;
@@ -13422,142 +2015,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Change one field of a pending device (secret fields are encrypted on save) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            field:
-              | 'label'
-              | 'profile'
-              | 'enable_snmp'
-              | 'enable_agent'
-              | 'snmp_community'
-              | 'snmp_port'
-              | 'snmp_version'
-              | 'snmp_v3_security'
-              | 'authuser'
-              | 'authpass'
-              | 'authprot'
-              | 'privpass'
-              | 'privprot';
-            id: number;
-            value:
-              | string
-              | number
-              | boolean
-              | {
-                  /** @enum {boolean} */
-                  __encrypted__: true;
-                }
-              | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: false;
-              message: string;
-              /** @enum {number} */
-              status: 201;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: {
-                [key: string]: string[];
-              };
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: {
-                [key: string]: string[];
-              };
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: {
-                [key: string]: string[];
-              };
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['updatePendingDeviceField'];
     delete?: never;
     options?: never;
     head?: never;
@@ -13574,110 +2032,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Replace a pending device's tags (missing tags are created) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            id: number;
-            tags: (
-              | string
-              | {
-                  name?: string;
-                  /** @description Letters, digits, `_ . : -`; max 64 */
-                  slug: string;
-                  /** @enum {string} */
-                  type?: 'device';
-                }
-            )[];
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  /** @enum {boolean} */
-                  hasError: false;
-                  message: string;
-                  /** @enum {number} */
-                  status: 201;
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: false;
-              message: string;
-              /** @enum {number} */
-              status: 201;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    post: operations['updatePendingDeviceTags'];
     delete?: never;
     options?: never;
     head?: never;
@@ -13695,90 +2050,7 @@ export interface paths {
      * URL tracker report: availability, latency percentiles and certificate expiry per URL over a window
      * @description `hours` (1 to 720, default 24) back from now. Per URL: `checks`, `failures`, `availability` (% of checks that passed, null without checks), `latency` `{avg, p50, p95, p99}` in ms over answered checks, the last check (`last_checked_at`, `last_status`, `last_message`), `ssldate` and `ssl_days_left` (negative once expired; null for http).
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description report window in hours (default 24, at most 720) */
-          hours?: number;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  data: {
-                    availability: number | null;
-                    checks: number;
-                    failures: number;
-                    id: number;
-                    /** @description seconds */
-                    interval: number;
-                    last_checked_at: string | null;
-                    last_message: string | null;
-                    last_status: number | null;
-                    latency: {
-                      avg: number | null;
-                      p50: number | null;
-                      p95: number | null;
-                      p99: number | null;
-                    };
-                    ssl_days_left: number | null;
-                    ssldate: string | null;
-                    url: string;
-                  }[];
-                  /** @enum {boolean} */
-                  hasError: false;
-                  /** @enum {number} */
-                  status: 200;
-                  window: {
-                    end_time: string;
-                    start_time: string;
-                  };
-                }
-              | components['schemas']['def-0'];
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-      };
-    };
+    get: operations['urlTracker'];
     put?: never;
     post?: never;
     delete?: never;
@@ -13795,119 +2067,7 @@ export interface paths {
       cookie?: never;
     };
     /** List another user's tokens */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          userId: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              tokens: {
-                client_id: string | null;
-                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                created_at: string;
-                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
-                expires_at: string;
-                id: number;
-                /** @description YYYY-MM-DD HH:MM:SS (UTC), null when never used */
-                last_used_at: string | null;
-                name: string;
-                origin: 'pat' | 'oauth';
-                revoked: boolean;
-                scopes: string[];
-              }[];
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getUsersByUserIdTokens'];
     put?: never;
     post?: never;
     delete?: never;
@@ -13927,108 +2087,7 @@ export interface paths {
     put?: never;
     post?: never;
     /** Revoke another user's token */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: number;
-          userId: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              revoked: true;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    delete: operations['deleteUsersByUserIdTokensById'];
     options?: never;
     head?: never;
     patch?: never;
@@ -14044,107 +2103,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Revoke all of a user's tokens and end their web session */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          userId: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              revoked: number;
-              user_id: number;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json':
-              | {
-                  errors: {
-                    [key: string]: string[];
-                  };
-                }
-              | {
-                  error: string;
-                };
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postUsersByUserIdTokensRevokeAll'];
     delete?: never;
     options?: never;
     head?: never;
@@ -14159,35 +2118,7 @@ export interface paths {
       cookie?: never;
     };
     /** Stylesheet of the /auth pages (cached one day) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description CSS */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/css': string;
-          };
-        };
-        /** @description Unexpected failure */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-      };
-    };
+    get: operations['getAuthAssetsAuthCss'];
     put?: never;
     post?: never;
     delete?: never;
@@ -14204,196 +2135,10 @@ export interface paths {
       cookie?: never;
     };
     /** Consent page (browser session; api or sa) */
-    get: {
-      parameters: {
-        query?: {
-          client_id?: string;
-          code_challenge?: string;
-          code_challenge_method?: string;
-          redirect_uri?: string;
-          response_type?: string;
-          scope?: string;
-          state?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The page */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description To the sign-in page (no browser session), or back to the page that asked for it */
-        303: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description The user lacks api, or the client is not yet approved */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Not a form post */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Too many attempts */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Unexpected failure */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-      };
-    };
+    get: operations['getAuthAuthorize'];
     put?: never;
     /** Approve or deny a consent (browser session; api or sa): 302 to redirect_uri with code or error, state and iss */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/x-www-form-urlencoded': {
-            approve?: string;
-            client_id?: string;
-            code_challenge?: string;
-            code_challenge_method?: string;
-            csrf?: string;
-            deny?: string;
-            redirect_uri?: string;
-            scope?: string;
-            state?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description The page */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description To the client: redirect_uri?code=…&state=…&iss=… or redirect_uri?error=…&state=…&iss=… */
-        302: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description To the sign-in page (no browser session), or back to the page that asked for it */
-        303: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description The user lacks api */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Form expired (CSRF check failed) */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Not a form post */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Too many attempts */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Unexpected failure */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-      };
-    };
+    post: operations['postAuthAuthorize'];
     delete?: never;
     options?: never;
     head?: never;
@@ -14408,162 +2153,10 @@ export interface paths {
       cookie?: never;
     };
     /** Device approval page (browser session); user_code pre-fills the field */
-    get: {
-      parameters: {
-        query?: {
-          user_code?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The page */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description To the sign-in page (no browser session), or back to the page that asked for it */
-        303: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description Malformed request */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Form expired (CSRF check failed) */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Not a form post */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Too many attempts */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Unexpected failure */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-      };
-    };
+    get: operations['getAuthDevice'];
     put?: never;
     /** Approve (or deny) a user code (browser session; api or sa); a wrong, expired or used code and a missing permission give the same page */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/x-www-form-urlencoded': {
-            csrf?: string;
-            deny?: string;
-            user_code?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description The page */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description To the sign-in page (no browser session), or back to the page that asked for it */
-        303: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description Malformed request */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Form expired (CSRF check failed) */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Not a form post */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Too many attempts */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Unexpected failure */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-      };
-    };
+    post: operations['postAuthDevice'];
     delete?: never;
     options?: never;
     head?: never;
@@ -14578,35 +2171,7 @@ export interface paths {
       cookie?: never;
     };
     /** Script of the device page: uppercases the code and strips non-alphanumerics (cached one day) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description JavaScript */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/javascript': string;
-          };
-        };
-        /** @description Unexpected failure */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-      };
-    };
+    get: operations['getAuthDeviceCodeJs'];
     put?: never;
     post?: never;
     delete?: never;
@@ -14625,121 +2190,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Dynamic client registration (RFC 7591); an operator approves the client before it can be used */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            client_name: string;
-            grant_types?: ('authorization_code' | 'refresh_token')[];
-            redirect_uris?: string[];
-            response_types?: 'code'[];
-            token_endpoint_auth_method?: 'none' | 'client_secret_post';
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              client_id: string;
-              client_name: string;
-              /** @description confidential clients only; shown once */
-              client_secret?: string;
-              /** @description 0: never */
-              client_secret_expires_at?: number;
-              grant_types: string[];
-              redirect_uris: string[];
-              response_types: string[];
-              token_endpoint_auth_method: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              errors?: {
-                [key: string]: string[];
-              };
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postAuthRegister'];
     delete?: never;
     options?: never;
     head?: never;
@@ -14754,174 +2205,10 @@ export interface paths {
       cookie?: never;
     };
     /** Sign-in page for the /auth pages */
-    get: {
-      parameters: {
-        query?: {
-          redirect?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The page */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description To the sign-in page (no browser session), or back to the page that asked for it */
-        303: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description Malformed request */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Form expired (CSRF check failed) */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Not a form post */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Too many attempts */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Unexpected failure */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-      };
-    };
+    get: operations['getAuthSignin'];
     put?: never;
     /** Sign in (form post); with MFA a second post carries the TOTP code; 303 back to the page that asked */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/x-www-form-urlencoded': {
-            csrf?: string;
-            password?: string;
-            redirect?: string;
-            ticket?: string;
-            totp?: string;
-            username?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description The page */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description To the sign-in page (no browser session), or back to the page that asked for it */
-        303: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description Malformed request */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Wrong credentials or code: the form again, with the error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Form expired (CSRF check failed) */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Not a form post */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Too many attempts */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-        /** @description Unexpected failure */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/html': string;
-          };
-        };
-      };
-    };
+    post: operations['postAuthSignin'];
     delete?: never;
     options?: never;
     head?: never;
@@ -14938,137 +2225,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Token endpoint: authorization_code (PKCE S256), refresh_token and device_code grants */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            client_id?: string;
-            /** @description confidential clients (client_secret_post) */
-            client_secret?: string;
-            code?: string;
-            code_verifier?: string;
-            device_code?: string;
-            /** @description authorization_code, refresh_token or urn:ietf:params:oauth:grant-type:device_code */
-            grant_type?: string;
-            redirect_uri?: string;
-            refresh_token?: string;
-            /** @description refresh grant: a narrower space-delimited scope */
-            scope?: string;
-          };
-          'application/x-www-form-urlencoded': {
-            client_id?: string;
-            /** @description confidential clients (client_secret_post) */
-            client_secret?: string;
-            code?: string;
-            code_verifier?: string;
-            device_code?: string;
-            /** @description authorization_code, refresh_token or urn:ietf:params:oauth:grant-type:device_code */
-            grant_type?: string;
-            redirect_uri?: string;
-            refresh_token?: string;
-            /** @description refresh grant: a narrower space-delimited scope */
-            scope?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              access_token: string;
-              expires_in: number;
-              refresh_token?: string;
-              /** @description space-delimited */
-              scope: string;
-              /** @enum {string} */
-              token_type: 'Bearer';
-            };
-          };
-        };
-        /** @description Default Response */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              error: string;
-              error_description: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations['postAuthToken'];
     delete?: never;
     options?: never;
     head?: never;
@@ -15086,74 +2243,7 @@ export interface paths {
      * Self-metrics in the Prometheus text format
      * @description Storage writer counters per producer, scheduler lateness and overruns, poller counters, HTTP requests and durations by route, process memory, CPU and event-loop delay. Text exposition format 0.0.4.
      */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Prometheus text exposition format 0.0.4 */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/plain': string;
-          };
-        };
-        /** @description HTTP 200 failure of the legacy family */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/plain': {
-              /** @enum {boolean} */
-              hasError: true;
-              message: string;
-              /** @enum {boolean} */
-              status: false;
-            };
-          };
-        };
-        /** @description Default Response */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/plain': {
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/plain': {
-              message: string;
-            };
-          };
-        };
-        /** @description Default Response */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'text/plain': {
-              message: string;
-            };
-          };
-        };
-      };
-    };
+    get: operations['getMetrics'];
     put?: never;
     post?: never;
     delete?: never;
@@ -15166,11 +2256,8 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
-    /**
-     * LegacyFailure
-     * @description HTTP 200 failure of the legacy family
-     */
-    'def-0': {
+    /** @description HTTP 200 failure of the legacy family */
+    LegacyFailure: {
       /** @enum {boolean} */
       hasError: true;
       message: string;
@@ -15185,4 +2272,13163 @@ export interface components {
   pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+  getWellKnownOauthAuthorizationServer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            authorization_endpoint: string;
+            authorization_response_iss_parameter_supported: boolean;
+            code_challenge_methods_supported: string[];
+            device_authorization_endpoint: string;
+            grant_types_supported: string[];
+            introspection_endpoint: string;
+            introspection_endpoint_auth_methods_supported: string[];
+            issuer: string;
+            registration_endpoint: string;
+            response_modes_supported: string[];
+            response_types_supported: string[];
+            revocation_endpoint: string;
+            revocation_endpoint_auth_methods_supported: string[];
+            scopes_supported: string[];
+            service_documentation: string;
+            token_endpoint: string;
+            token_endpoint_auth_methods_supported: string[];
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+    };
+  };
+  getWellKnownOauthProtectedResource: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            authorization_servers: string[];
+            bearer_methods_supported: string[];
+            resource: string;
+            resource_documentation: string;
+            resource_name: string;
+            scopes_supported: string[];
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+    };
+  };
+  addEditCredential: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          action: string;
+          /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
+          authpass?:
+            | string
+            | {
+                /** @enum {unknown} */
+                __encrypted__: true;
+              }
+            | null;
+          authuser?: string;
+          id?: number;
+          label?: string;
+          snmp_authprot?: string;
+          /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
+          snmp_community?:
+            | string
+            | {
+                /** @enum {unknown} */
+                __encrypted__: true;
+              }
+            | null;
+          snmp_port?: number;
+          /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
+          snmp_privpass?:
+            | string
+            | {
+                /** @enum {unknown} */
+                __encrypted__: true;
+              }
+            | null;
+          snmp_privprot?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                credential: {
+                  id: number;
+                  label: string;
+                };
+                /** @enum {boolean} */
+                hasError: false;
+                /** @enum {number} */
+                status: 201;
+              }
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  addWidgetToDash: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          dashboardName: string;
+          /** @description The widget as the console stores it; other keys are kept as sent */
+          widget: {
+            /** @description a device the caller can see */
+            device_id?: number | null;
+            /** @description a device the caller can see */
+            deviceId?: number | null;
+            widgetId: number;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'success';
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getAudit: {
+    parameters: {
+      query?: {
+        /** @description An action (`user.update`) or an area (`user` matches every `user.*`) */
+        action?: string;
+        /** @description Rows at or before this date-time */
+        endTime?: string;
+        limit?: number;
+        outcome?: 'success' | 'failure';
+        page?: number;
+        /** @description Rows at or after this date-time (UTC unless it has an offset) */
+        startTime?: string;
+        /** @description Rows whose actor is this user */
+        user_id?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            current_page: number;
+            data: {
+              action: string;
+              /** @description Username at the time, 'anonymous' or 'system' */
+              actor: string;
+              /** @description ISO 8601, UTC */
+              at: string;
+              detail: {
+                [key: string]: unknown;
+              } | null;
+              id: number;
+              outcome: 'success' | 'failure';
+              source_ip: string | null;
+              target: {
+                id: string | null;
+                label: string | null;
+                type: string;
+              } | null;
+              token_id: number | null;
+              /** @description null: anonymous or system */
+              user_id: number | null;
+            }[];
+            per_page: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  confirmMfa: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          code: string;
+          userId: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: true;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  createUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: email */
+          email: string;
+          first_name: string;
+          last_name: string;
+          password: string;
+          username: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  deleteDevice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          device: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                /** @enum {boolean} */
+                message: true;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  deleteDeviceLayouts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          deviceId: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  deleteLocalnet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  deleteUrl: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id?: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                message: string;
+                /** @enum {number} */
+                status: 200;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  deleteUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          user: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {number} */
+                status: 201;
+              }
+            | {
+                message: string;
+                /** @enum {boolean} */
+                status: false;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getDeviceByDevice: {
+    parameters: {
+      query?: {
+        end_time?: string;
+        hours?: number;
+        start_time?: string;
+      };
+      header?: never;
+      path: {
+        device: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            device: {
+              agent_uuid: string | null;
+              /** @description alerts of the device’s trackers */
+              alerts: {
+                active: boolean;
+                fired_count: number;
+                id: number;
+                last_fired_at: number | null;
+                last_state: number | null;
+                /** @description `linkstate` (interfaces) */
+                type: string;
+              }[];
+              /** @description disk trackers with `logs` in the window */
+              disks: {
+                alerts: {
+                  active: boolean;
+                  fired_count: number;
+                  id: number;
+                  last_fired_at: number | null;
+                  last_state: number | null;
+                  /** @description `linkstate` (interfaces) */
+                  type: string;
+                }[];
+                available: number | null;
+                device_id: number;
+                enable_logging: boolean;
+                freespace_oid: string;
+                id: number;
+                /** @description hrStorageIndex */
+                index: number;
+                /** @description seconds */
+                interval: number;
+                logs: {
+                  /** @description bytes */
+                  available: number;
+                  /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                  timestamp: string;
+                  /** @description bytes */
+                  total: number;
+                }[];
+                name: string;
+                total: number | null;
+              }[];
+              enable_agent: boolean;
+              enable_netflow: boolean;
+              enable_port_monitor: boolean;
+              enable_snmp: boolean;
+              id: number;
+              /** @description interface trackers with `logs` in the window */
+              interfaces: {
+                admin_status: number | null;
+                alerts: {
+                  active: boolean;
+                  fired_count: number;
+                  id: number;
+                  last_fired_at: number | null;
+                  last_state: number | null;
+                  /** @description `linkstate` (interfaces) */
+                  type: string;
+                }[];
+                description: string;
+                device_id: number;
+                enable_logging: boolean;
+                id: number;
+                /** @description ifIndex */
+                interface: number;
+                /** @description seconds */
+                interval: number;
+                logs: {
+                  in_bps: number;
+                  oper_status?: number | null;
+                  out_bps: number;
+                  /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                  timestamp: string;
+                }[];
+                mac: string | null;
+                name: string;
+                oper_status: number | null;
+                speed: number | null;
+                type: number | null;
+              }[];
+              ip_address: string;
+              label: string;
+              netflow: {
+                bytes: number;
+                count: number;
+                top_partners: unknown[];
+              };
+              /** @description OID trackers with their readings in the window */
+              oids: {
+                alerts: {
+                  active: boolean;
+                  fired_count: number;
+                  id: number;
+                  last_fired_at: number | null;
+                  last_state: number | null;
+                  /** @description `linkstate` (interfaces) */
+                  type: string;
+                }[];
+                datatype: 'S' | 'I';
+                device_id: number;
+                enable_logging: boolean;
+                id: number;
+                /** @description seconds */
+                interval: number;
+                label: string;
+                last_polled_at: string | null;
+                logs: {
+                  /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                  timestamp: string;
+                  value: string | null;
+                }[];
+                oid: string;
+                value: string | null;
+              }[];
+              /** @description latency readings in the window */
+              ping: {
+                icmping_id: number;
+                /** @description ms; -1 when no probe was answered */
+                latency: number;
+                /** @description % */
+                loss: number;
+                /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                timestamp: string;
+              }[];
+              /** @description port trackers with their readings in the window */
+              ports: {
+                device_id: number;
+                enable_logging: boolean;
+                id: number;
+                /** @description seconds */
+                interval: number;
+                label: string;
+                last_polled_at: string | null;
+                latency: number | null;
+                logs: {
+                  /** @description ms; -1: closed, filtered or unreachable */
+                  latency: number;
+                  port_id: number;
+                  /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                  timestamp: string;
+                }[];
+                /** @description alias of label */
+                name: string;
+                port: number;
+                state: string | null;
+              }[];
+              profile: string;
+              snmpconfig: {
+                authpass: {
+                  /** @enum {boolean} */
+                  __encrypted__: true;
+                } | null;
+                authprot: string | null;
+                authuser: string | null;
+                privpass: {
+                  /** @enum {boolean} */
+                  __encrypted__: true;
+                } | null;
+                privprot: string | null;
+                snmp_community: {
+                  /** @enum {boolean} */
+                  __encrypted__: true;
+                } | null;
+                snmp_port: number;
+                snmp_v3_security: string | null;
+                snmp_version: number;
+              };
+              syslogconfig: {
+                severity: number | null;
+              };
+              tags: {
+                name: string;
+                slug: string;
+                type: string;
+              }[];
+              /** @description the effective window (ISO 8601, UTC) */
+              window: {
+                end_time: string;
+                start_time: string;
+              };
+            };
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+    };
+  };
+  deleteDeviceByDevice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        device: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+    };
+  };
+  postDeviceByDeviceRecrawl: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        device: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+    };
+  };
+  getDeviceByDeviceStats: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        device: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            formatted: string;
+            log_name: string;
+            /** @description bytes */
+            size: number;
+            total_rows: number;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  getDeviceByDeviceTags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        device: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {number} */
+            status: 200;
+            tags: {
+              name: string;
+              slug: string;
+              type: string;
+            }[];
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+    };
+  };
+  postDeviceByDeviceTags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        device: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          tags: {
+            name?: string;
+            /** @description Letters, digits, `_ . : -`; max 64 */
+            slug: string;
+            /** @enum {string} */
+            type?: 'device';
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {number} */
+            status: 201;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  deleteDeviceByDeviceTags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        device: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          tags: {
+            slug: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getDeviceByIdDisks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alerts: {
+              active: boolean;
+              fired_count: number;
+              id: number;
+              last_fired_at: number | null;
+              last_state: number | null;
+              /** @description `linkstate` (interfaces) */
+              type: string;
+            }[];
+            available: number | null;
+            device_id: number;
+            enable_logging: boolean;
+            freespace_oid: string;
+            id: number;
+            /** @description hrStorageIndex */
+            index: number;
+            /** @description seconds */
+            interval: number;
+            name: string;
+            total: number | null;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getDeviceByIdInterfaces: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            admin_status: number | null;
+            alerts: {
+              active: boolean;
+              fired_count: number;
+              id: number;
+              last_fired_at: number | null;
+              last_state: number | null;
+              /** @description `linkstate` (interfaces) */
+              type: string;
+            }[];
+            connected: {
+              dev_id: number | null;
+              iface: string | null;
+              ip: string | null;
+              label: string | null;
+              mac: string | null;
+            }[];
+            description: string;
+            device_id: number;
+            enable_logging: boolean;
+            id: number;
+            /** @description ifIndex */
+            interface: number;
+            /** @description seconds */
+            interval: number;
+            mac: string | null;
+            name: string;
+            oper_status: number | null;
+            speed: number | null;
+            type: number | null;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getDeviceByIdInterfacesConnections: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description interface id -> neighbours (interfaces without neighbours omitted) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: {
+              dev_id: number | null;
+              iface: string | null;
+              ip: string | null;
+              label: string | null;
+              mac: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getDeviceByIdLatency: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alerts: {
+              active: boolean;
+              fired_count: number;
+              id: number;
+              last_fired_at: number | null;
+              last_state: number | null;
+              /** @description `linkstate` (interfaces) */
+              type: string;
+            }[];
+            dev_id: number;
+            dev_label: string;
+            icmping_id: number;
+            id: number;
+            /** @description seconds */
+            interval: number;
+            label: string;
+            last_polled_at: string | null;
+            latency: number | null;
+            loss: number | null;
+            /** @description loss % at which a reading counts as down */
+            lossout: number;
+            /** @description milliseconds */
+            timeout: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getDeviceByIdPort: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alerts: {
+              active: boolean;
+              fired_count: number;
+              id: number;
+              last_fired_at: number | null;
+              last_state: number | null;
+              /** @description `linkstate` (interfaces) */
+              type: string;
+            }[];
+            device_id: number;
+            enable_logging: boolean;
+            id: number;
+            /** @description seconds */
+            interval: number;
+            label: string;
+            last_polled_at: string | null;
+            latency: number | null;
+            /** @description alias of label */
+            name: string;
+            port: number;
+            state: string | null;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getDeviceProfiles: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            profiles: {
+              id: number;
+              /** @description default dashboard layout (JSON) */
+              layout: unknown;
+              profile: string;
+            }[];
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+    };
+  };
+  postDeviceSet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          agent_uuid?: string | null;
+          /**
+           * @description true/false, 1/0, "1"/"0", "true"/"false"
+           * @enum {unknown}
+           */
+          enable_agent?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+          /**
+           * @description true/false, 1/0, "1"/"0", "true"/"false"
+           * @enum {unknown}
+           */
+          enable_netflow?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+          /**
+           * @description true/false, 1/0, "1"/"0", "true"/"false"
+           * @enum {unknown}
+           */
+          enable_port_monitor?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+          /**
+           * @description true/false, 1/0, "1"/"0", "true"/"false"
+           * @enum {unknown}
+           */
+          enable_snmp?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+          id?: number;
+          ip_address: string;
+          label: string;
+          profile: string;
+          /** @description SNMP settings; v1/v2: snmp_community; v3: snmp_v3_security, authuser, authpass, authprot, privpass, privprot */
+          snmpconfig?: {
+            /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
+            authpass?:
+              | string
+              | {
+                  /** @enum {unknown} */
+                  __encrypted__: true;
+                }
+              | null;
+            /** @description MD5, SHA, SHA224, SHA256, SHA384, SHA512 (case and dashes ignored) */
+            authprot?: string | null;
+            authuser?: string | null;
+            /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
+            privpass?:
+              | string
+              | {
+                  /** @enum {unknown} */
+                  __encrypted__: true;
+                }
+              | null;
+            /** @description DES, AES, AES256B, AES256R (AES-128 = AES, AES-256 = AES256B) */
+            privprot?: string | null;
+            /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
+            snmp_community?:
+              | string
+              | {
+                  /** @enum {unknown} */
+                  __encrypted__: true;
+                }
+              | null;
+            snmp_port?: number;
+            /** @enum {unknown} */
+            snmp_v3_security?: 'noAuthNoPriv' | 'authNoPriv' | 'authPriv' | null;
+            /**
+             * @description 1, 2 (2c) or 3
+             * @enum {unknown}
+             */
+            snmp_version?: 1 | 2 | 3 | '1' | '2' | '2c' | '3';
+          } | null;
+          tags?: (
+            | string
+            | {
+                name?: string;
+                /** @description Letters, digits, `_ . : -`; max 64 */
+                slug: string;
+                /** @enum {string} */
+                type?: 'device';
+              }
+          )[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            device: {
+              id: number;
+              tags: {
+                name: string;
+                slug: string;
+                type: string;
+              }[];
+            };
+            message: string;
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+    };
+  };
+  getDevices: {
+    parameters: {
+      query?: {
+        /** @description true/false, 1/0, "1"/"0", "true"/"false" */
+        alerts?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+        /** @description true/false, 1/0, "1"/"0", "true"/"false" */
+        disks?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+        /** @description true/false, 1/0, "1"/"0", "true"/"false" */
+        interfaces?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+        /** @description true/false, 1/0, "1"/"0", "true"/"false" */
+        oids?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+        /** @description true/false, 1/0, "1"/"0", "true"/"false" */
+        ping?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+        /** @description true/false, 1/0, "1"/"0", "true"/"false" */
+        ports?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+        search?: string;
+        status?: 'up' | 'down';
+        tag?: string;
+        /** @description true/false, 1/0, "1"/"0", "true"/"false" */
+        walks?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            devices: {
+              agent_uuid: string | null;
+              /** @description present when requested with the query flag of the same name */
+              alerts?: {
+                active: boolean;
+                fired_count: number;
+                id: number;
+                last_fired_at: number | null;
+                last_state: number | null;
+                /** @description `linkstate` (interfaces) */
+                type: string;
+              }[];
+              /** @description present when requested with the query flag of the same name: disk trackers */
+              disks?: {
+                available: number | null;
+                device_id: number;
+                enable_logging: boolean;
+                freespace_oid: string;
+                id: number;
+                /** @description hrStorageIndex */
+                index: number;
+                /** @description seconds */
+                interval: number;
+                name: string;
+                total: number | null;
+              }[];
+              enable_agent: boolean;
+              enable_netflow: boolean;
+              enable_port_monitor: boolean;
+              enable_snmp: boolean;
+              id: number;
+              /** @description present when requested with the query flag of the same name: interface trackers */
+              interfaces?: {
+                admin_status: number | null;
+                description: string;
+                device_id: number;
+                enable_logging: boolean;
+                id: number;
+                /** @description ifIndex */
+                interface: number;
+                /** @description seconds */
+                interval: number;
+                mac: string | null;
+                name: string;
+                oper_status: number | null;
+                speed: number | null;
+                type: number | null;
+              }[];
+              ip_address: string;
+              label: string;
+              /** @description present when requested with the query flag of the same name */
+              oids?: {
+                datatype: 'S' | 'I';
+                device_id: number;
+                enable_logging: boolean;
+                id: number;
+                /** @description seconds */
+                interval: number;
+                label: string;
+                last_polled_at: string | null;
+                oid: string;
+                value: string | null;
+              }[];
+              /** @description present when requested with the query flag of the same name: the latency tracker or null */
+              ping?: {
+                dev_id: number;
+                icmping_id: number;
+                id: number;
+                /** @description seconds */
+                interval: number;
+                label: string;
+                last_polled_at: string | null;
+                latency: number | null;
+                loss: number | null;
+                /** @description loss % at which a reading counts as down */
+                lossout: number;
+                /** @description milliseconds */
+                timeout: number;
+              } | null;
+              /** @description present when requested with the query flag of the same name */
+              ports?: {
+                device_id: number;
+                enable_logging: boolean;
+                id: number;
+                /** @description seconds */
+                interval: number;
+                label: string;
+                last_polled_at: string | null;
+                latency: number | null;
+                /** @description alias of label */
+                name: string;
+                port: number;
+                state: string | null;
+              }[];
+              profile: string;
+              tags: {
+                name: string;
+                slug: string;
+                type: string;
+              }[];
+              /** @description present when requested with the query flag of the same name */
+              walks?: {
+                device_id: number;
+                duration_ms: number;
+                id: number;
+                /** @description `crawl` (device crawl) or `live` (getSNMPWalkInfo) */
+                kind: string;
+                oid_count: number;
+                /** @description ISO 8601 (UTC) */
+                timestamp: string;
+                truncated: boolean;
+              }[];
+            }[];
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+    };
+  };
+  disableMfa: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          userId: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: true;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getDiskAll: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            dev_id: number;
+            dev_label: string;
+            id: number;
+            name: string;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postDiskDelete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getDiskGetById: {
+    parameters: {
+      query?: {
+        /** @description log window in hours (default 4) */
+        hours?: number;
+      };
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alerts: {
+              active: boolean;
+              fired_count: number;
+              id: number;
+              last_fired_at: number | null;
+              last_state: number | null;
+              /** @description `linkstate` (interfaces) */
+              type: string;
+            }[];
+            available: number | null;
+            dev_ip: string;
+            dev_label: string;
+            dev_profile: string;
+            device_id: number;
+            enable_logging: boolean;
+            freespace_oid: string;
+            id: number;
+            /** @description hrStorageIndex */
+            index: number;
+            /** @description seconds */
+            interval: number;
+            logs: {
+              /** @description bytes */
+              available: number;
+              /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+              timestamp: string;
+              /** @description bytes */
+              total: number;
+            }[];
+            name: string;
+            total: number | null;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postDiskSet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          deviceId?: number;
+          /**
+           * @description true/false, 1/0, "1"/"0", "true"/"false"
+           * @enum {unknown}
+           */
+          enable_logging?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+          id?: number;
+          /** @description seconds */
+          interval?: number;
+          name?: string;
+          /** @description free-space OID (create only); its last component is the storage index */
+          path?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postDiskStats: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          diskId?: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                data?: {
+                  allTimeGrowthKB: number;
+                  estimatedFillTime: string | null;
+                  oneDayGrowthKB: number;
+                  oneMonthGrowthKB: number;
+                  oneWeekGrowthKB: number;
+                };
+                hasError: boolean;
+                message?: string;
+                /** @description 204 without an id, 200, or 500 on error */
+                status: number;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getDiskStatsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            rows: number;
+            /** @description bytes stored, in 1024 steps (`2.93 KB`) */
+            size: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  ensureWebSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            status: true;
+          };
+        };
+      };
+      /** @description Default Response */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  generateMfa: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          userId: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            hostname: string;
+            message: string;
+            /** @description Base32 TOTP secret to enter in an authenticator app */
+            mfaKey: string;
+            /** @enum {boolean} */
+            pending: true;
+            /** @enum {boolean} */
+            status: true;
+            username: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getAllUrls: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                message: {
+                  data: {
+                    /** @description null while no alert trigger is attached */
+                    alerts: null;
+                    id: number;
+                    /** @description seconds */
+                    interval: number;
+                    latency: number | null;
+                    message: string | null;
+                    pattern: string;
+                    ssldate: string | null;
+                    status: number | null;
+                    timestamp: number | null;
+                    url: string;
+                  }[];
+                };
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getCredentials: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                data: {
+                  authpass: {
+                    /** @enum {boolean} */
+                    __encrypted__: true;
+                  } | null;
+                  authuser: string;
+                  id: number;
+                  label: string;
+                  snmp_authprot: string;
+                  snmp_community: {
+                    /** @enum {boolean} */
+                    __encrypted__: true;
+                  } | null;
+                  /** @description UDP port the discovery sweep uses with this set (default 161) */
+                  snmp_port: number;
+                  snmp_privpass: {
+                    /** @enum {boolean} */
+                    __encrypted__: true;
+                  } | null;
+                  snmp_privprot: string;
+                }[];
+                /** @enum {boolean} */
+                hasError: false;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getDashboards: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            dashboards: {
+              [key: string]: unknown;
+            };
+            layouts: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  getDevicesPending: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                devices: {
+                  agent_uuid: string | null;
+                  agent_version: string | null;
+                  enable_agent: boolean;
+                  enable_snmp: boolean;
+                  id: number;
+                  ip_address: string;
+                  label: string;
+                  last_checkin_at: string | null;
+                  open_ports: number[] | null;
+                  os_version: string | null;
+                  profile: string;
+                  snmpconfig: {
+                    authpass: {
+                      /** @enum {boolean} */
+                      __encrypted__: true;
+                    } | null;
+                    authprot: string | null;
+                    authuser: string | null;
+                    privpass: {
+                      /** @enum {boolean} */
+                      __encrypted__: true;
+                    } | null;
+                    privprot: string | null;
+                    snmp_community: {
+                      /** @enum {boolean} */
+                      __encrypted__: true;
+                    } | null;
+                    snmp_port: number;
+                    snmp_v3_security: string | null;
+                    snmp_version: number;
+                  };
+                  tags: {
+                    name: string;
+                    slug: string;
+                    type: string;
+                  }[];
+                }[];
+                discovery_status: {
+                  end_time: string | null;
+                  id: number;
+                  net_id: number;
+                  /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                  start_time: string;
+                }[];
+                /** @enum {boolean} */
+                hasError: false;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getDeviceTrackers: {
+    parameters: {
+      query: {
+        deviceId: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            layouts:
+              | {
+                  [key: string]: unknown;
+                }
+              | unknown[];
+            pinnedWidgets:
+              | {
+                  [key: string]: unknown;
+                }
+              | unknown[];
+            trackers: {
+              h: number;
+              trackerId: number;
+              trackerTable: string;
+              w: number;
+              widgetId: number;
+            }[];
+          };
+        };
+      };
+      /** @description no trackers */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  getLastWalk: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        device: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {number} */
+                status: 201;
+                walk: {
+                  device_id: number;
+                  duration_ms: number;
+                  id: number;
+                  /** @description `crawl` (device crawl) or `live` (getSNMPWalkInfo) */
+                  kind: string;
+                  oid_count: number;
+                  /** @description ISO 8601 (UTC) */
+                  timestamp: string;
+                  truncated: boolean;
+                  varbinds: {
+                    oid: string;
+                    type: string;
+                    value: string | number | boolean | null;
+                  }[];
+                } | null;
+              }
+            | {
+                message: string;
+                /** @enum {boolean} */
+                status: false;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getLatencyTracker: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          deviceId: number;
+          /** @default 4 */
+          hours?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                message: {
+                  dev_ip?: string;
+                  dev_label?: string;
+                  logs?: {
+                    icmping_id: number;
+                    /** @description ms; -1 when no probe was answered */
+                    latency: number;
+                    /** @description % */
+                    loss: number;
+                    /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                    timestamp: string;
+                  }[];
+                };
+                /** @description 200, or 204 with an empty message when there is no probe */
+                status: number;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getLocalnets: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | (
+                | {
+                    data: {
+                      alerts: boolean;
+                      /** @description last address of the range (IPv4) */
+                      broadcast: string;
+                      /** @description credential sets tried in this order */
+                      cred_ids: number[];
+                      enable_discovery: boolean;
+                      enable_portscan: boolean;
+                      id: number;
+                      /** @description seconds between discovery sweeps */
+                      interval: number;
+                      label: string;
+                      /** @description first address of the range (IPv4) */
+                      network: string;
+                      /** @description end of the last sweep (Unix seconds); null when due now */
+                      timestamp: number | null;
+                    }[];
+                  }
+                | false
+              )
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getPermissions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                permissions: {
+                  id: number;
+                  name: string;
+                  slug: string;
+                }[];
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getPingInfo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        pingTarget: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @description JSON-encoded {address, latency, status, hostname} */
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | {
+                message: string;
+                /** @enum {boolean} */
+                status: false;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getPortscanInfo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          ip: string;
+          /** @description ports and ranges, for example 22,80,8000-8100 */
+          portlist: string;
+          /** @description version detection (nmap -sV) */
+          service?: boolean | 0 | 1 | 'true' | 'false' | '1' | '0';
+          /** @description 3, 4 or 5; any other value is taken as 4 */
+          timing?: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @description raw scanner output */
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | {
+                message: string;
+                /** @enum {string} */
+                status: 'timeout';
+              }
+            | {
+                message: string;
+                /** @enum {boolean} */
+                status: false;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getPortServiceNames: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            services: {
+              [key: string]: string;
+            };
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getSNMPWalkInfo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        target: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                message: {
+                  device_id: number;
+                  duration_ms: number;
+                  id: number;
+                  /** @description `crawl` (device crawl) or `live` (getSNMPWalkInfo) */
+                  kind: string;
+                  oid_count: number;
+                  /** @description ISO 8601 (UTC) */
+                  timestamp: string;
+                  truncated: boolean;
+                  varbinds: {
+                    oid: string;
+                    type: string;
+                    value: string | number | boolean | null;
+                  }[];
+                };
+                /** @enum {number} */
+                status: 201;
+              }
+            | {
+                message: string;
+                /** @enum {boolean} */
+                status: false;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getSpeedTestHistory: {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              id: number;
+              kind: 'speedtest' | 'iperf_client';
+              result:
+                | {
+                    bytes_received: number;
+                    bytes_sent: number;
+                    /** @description bits per second */
+                    download: number;
+                    /** @description mean difference between consecutive round trips, ms */
+                    jitter: number;
+                    /** @description median round trip of small requests, ms */
+                    ping: number;
+                    /** @description base URL of the speed-test server */
+                    server: string;
+                    /** @description ISO 8601, UTC */
+                    timestamp: string;
+                    /** @description bits per second */
+                    upload: number;
+                  }
+                | {
+                    /** @description throughput at the receiving side */
+                    bits_per_second: number;
+                    /** @description bytes that reached the receiving side */
+                    bytes: number;
+                    direction: 'download' | 'upload';
+                    /** @description seconds measured */
+                    duration: number;
+                    host: string;
+                    jitter_ms: number | null;
+                    lost_packets: number | null;
+                    lost_percent: number | null;
+                    port: number;
+                    protocol: 'tcp' | 'udp';
+                    retransmits: number | null;
+                    sent_bits_per_second: number;
+                    sent_bytes: number;
+                    /** @description ISO 8601, UTC */
+                    timestamp: string;
+                  }
+                | {
+                    [key: string]: unknown;
+                  };
+              target: string | null;
+              /** @description ISO 8601, UTC */
+              timestamp: string;
+            }[];
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  getSpeedTestInfo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: {
+              bytes_received: number;
+              bytes_sent: number;
+              /** @description bits per second */
+              download: number;
+              /** @description mean difference between consecutive round trips, ms */
+              jitter: number;
+              /** @description median round trip of small requests, ms */
+              ping: number;
+              /** @description base URL of the speed-test server */
+              server: string;
+              /** @description ISO 8601, UTC */
+              timestamp: string;
+              /** @description bits per second */
+              upload: number;
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                message: string;
+                /** @enum {boolean} */
+                status: false;
+              }
+            | {
+                message: string;
+              };
+        };
+      };
+    };
+  };
+  getTCPTracker: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          deviceId: number;
+          /** @default 4 */
+          hours?: number;
+          id?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                message: {
+                  dev_label?: string;
+                  logs?: {
+                    /** @description ms; -1: closed, filtered or unreachable */
+                    latency: number;
+                    port_id: number;
+                    /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+                    timestamp: string;
+                  }[];
+                  port?: number;
+                };
+                /** @description 200, or 204 with an empty message when there is no probe */
+                status: number;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getTracerouteInfo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        traceTarget: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                message: {
+                  /** @description the hop's address, or '*' when it did not answer */
+                  address: string;
+                  hop: number;
+                  /** @description reverse name, the address when it has none, 'N/A' when the address is not an IP */
+                  hostname: string;
+                  latency: number | null;
+                  mtu: number | null;
+                }[];
+                /** @enum {number} */
+                status: 201;
+              }
+            | {
+                message: string;
+                /** @enum {boolean} */
+                status: false;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getUrls: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                data: {
+                  /** @description null while no alert trigger is attached */
+                  alerts: null;
+                  id: number;
+                  /** @description seconds */
+                  interval: number;
+                  latency: number | null;
+                  message: string | null;
+                  pattern: string;
+                  ssldate: string | null;
+                  status: number | null;
+                  timestamp: number | null;
+                  url: string;
+                }[];
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getUsers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                caller_id: number;
+                /** @enum {boolean} */
+                hasError: false;
+                self_only: boolean;
+                /** @enum {number} */
+                status: 201;
+                users: {
+                  active: boolean;
+                  auth_source: 'local' | 'ldap';
+                  email: string;
+                  first_name: string;
+                  id: number;
+                  last_name: string;
+                  permissions: string[];
+                  tags: string[];
+                  /** @description true when MFA is enabled */
+                  totp: boolean;
+                  username: string;
+                }[];
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  hidePendingDevice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description HTTP 200 failure of the legacy family */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: string;
+            /** @enum {number} */
+            status: 201;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  importPending: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: number;
+          tags?: (
+            | string
+            | {
+                name?: string;
+                /** @description Letters, digits, `_ . : -`; max 64 */
+                slug: string;
+                /** @enum {string} */
+                type?: 'device';
+              }
+          )[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: string;
+            /** @enum {number} */
+            status: 201;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  postInformation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                data: {
+                  hostname: string;
+                  /** @description true when the request carries a live browser session */
+                  sessionId: boolean;
+                };
+                /** @enum {boolean} */
+                hasError: false;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getInterfacesAll: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            description: string;
+            dev_id: number;
+            dev_label: string;
+            id: number;
+            interface: number;
+            name: string;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postInterfacesDelete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getInterfacesGetById: {
+    parameters: {
+      query?: {
+        /** @description log window in hours (default 4) */
+        hours?: number;
+      };
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            admin_status: number | null;
+            alerts: {
+              active: boolean;
+              fired_count: number;
+              id: number;
+              last_fired_at: number | null;
+              last_state: number | null;
+              /** @description `linkstate` (interfaces) */
+              type: string;
+            }[];
+            connected: {
+              dev_id: number | null;
+              iface: string | null;
+              ip: string | null;
+              label: string | null;
+              mac: string | null;
+            }[];
+            description: string;
+            dev_ip: string;
+            dev_label: string;
+            dev_profile: string;
+            device_id: number;
+            enable_logging: boolean;
+            id: number;
+            /** @description ifIndex */
+            interface: number;
+            /** @description seconds */
+            interval: number;
+            logs: {
+              in_bps: number;
+              oper_status?: number | null;
+              out_bps: number;
+              /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+              timestamp: string;
+            }[];
+            mac: string | null;
+            name: string;
+            oper_status: number | null;
+            speed: number | null;
+            type: number | null;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postInterfacesSet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          description?: string;
+          /**
+           * @description true/false, 1/0, "1"/"0", "true"/"false"
+           * @enum {unknown}
+           */
+          enable_logging?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+          id: number;
+          /** @description seconds */
+          interval?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getInterfacesStatsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            rows: number;
+            /** @description bytes stored, in 1024 steps (`2.93 KB`) */
+            size: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postInterfacesToggleupdown: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alert: {
+              active: boolean;
+              fired_count: number;
+              id: number;
+              last_fired_at: number | null;
+              last_state: number | null;
+              /** @description `linkstate` (interfaces) */
+              type: string;
+            };
+            id: number;
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postIperfClientRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @default download */
+          direction?: 'download' | 'upload';
+          /** @default 10 */
+          duration?: number;
+          host: string;
+          /** @default 5201 */
+          port?: number;
+          /** @default tcp */
+          protocol?: 'tcp' | 'udp';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: {
+              /** @description throughput at the receiving side */
+              bits_per_second: number;
+              /** @description bytes that reached the receiving side */
+              bytes: number;
+              direction: 'download' | 'upload';
+              /** @description seconds measured */
+              duration: number;
+              host: string;
+              jitter_ms: number | null;
+              lost_packets: number | null;
+              lost_percent: number | null;
+              port: number;
+              protocol: 'tcp' | 'udp';
+              retransmits: number | null;
+              sent_bits_per_second: number;
+              sent_bytes: number;
+              /** @description ISO 8601, UTC */
+              timestamp: string;
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  postIperfServerStart: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            active: boolean;
+            /** @description the host name the caller used to reach the appliance */
+            connectHost: string;
+            port: number;
+            /** @description active, inactive or failed */
+            state: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getIperfServerStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            active: boolean;
+            /** @description the host name the caller used to reach the appliance */
+            connectHost: string;
+            port: number;
+            /** @description active, inactive or failed */
+            state: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  postIperfServerStop: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            active: boolean;
+            /** @description the host name the caller used to reach the appliance */
+            connectHost: string;
+            port: number;
+            /** @description active, inactive or failed */
+            state: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getLatencyAll: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            dev_id: number;
+            dev_label: string;
+            id: number;
+            label: string;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postLatencyDelete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getLatencyGetById: {
+    parameters: {
+      query?: {
+        /** @description log window in hours (default 4) */
+        hours?: number;
+      };
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alerts: {
+              active: boolean;
+              fired_count: number;
+              id: number;
+              last_fired_at: number | null;
+              last_state: number | null;
+              /** @description `linkstate` (interfaces) */
+              type: string;
+            }[];
+            dev_id: number;
+            dev_label: string;
+            icmping_id: number;
+            id: number;
+            /** @description seconds */
+            interval: number;
+            label: string;
+            last_polled_at: string | null;
+            latency: number | null;
+            logs: {
+              icmping_id: number;
+              /** @description ms; -1 when no probe was answered */
+              latency: number;
+              /** @description % */
+              loss: number;
+              /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+              timestamp: string;
+            }[];
+            loss: number | null;
+            /** @description loss % at which a reading counts as down */
+            lossout: number;
+            /** @description milliseconds */
+            timeout: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postLatencySet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          deviceId?: number;
+          id?: number;
+          /** @description seconds */
+          interval?: number;
+          label?: string;
+          /** @description loss % at which a reading counts as down */
+          lossout?: number;
+          /** @description milliseconds */
+          timeout?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postLatencyStats: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          icmpingId?: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                data?: {
+                  allTimeUptime: number | null;
+                  currentLatency: number | null;
+                  currentLoss: number | null;
+                  dayAvgLatency: number | null;
+                  dayAvgLoss: number | null;
+                  dayUptime: number | null;
+                  /** @description seconds */
+                  monitoringDuration: number;
+                  weekAvgLatency: number | null;
+                  weekUptime: number | null;
+                };
+                hasError: boolean;
+                message?: string;
+                /** @description 204 without an id, 200, or 500 on error */
+                status: number;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getLatencyStatsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            rows: number;
+            /** @description bytes stored, in 1024 steps (`2.93 KB`) */
+            size: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postLogin: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description spa:<uuid>:<fingerprint>; names the token (one live token per browser) */
+          browser_id?: string;
+          /** @description Username or email address */
+          email: string;
+          password: string;
+          /** @description TOTP code, sent on the second call after "TOTP Required" */
+          totp?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                access_token: string;
+                /** @enum {boolean} */
+                hasError: false;
+                /** @enum {number} */
+                status: 201;
+                user: {
+                  email: string;
+                  id: number;
+                  name: string;
+                };
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  postLogout: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  getMe: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                active: boolean;
+                auth_source: 'local' | 'ldap';
+                /** @description ISO 8601 */
+                created_at: string;
+                email: string;
+                first_name: string;
+                id: number;
+                last_name: string;
+                /** @description ISO 8601 */
+                updated_at: string;
+                username: string;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  deleteOauthClientsByClientId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        clientId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postOauthClientsByClientIdApprove: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        clientId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description ISO 8601 with offset */
+            approved_at: string;
+            approved_by_user_id: number | null;
+            client_id: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getOauthClientsPending: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            clients: {
+              client_id: string;
+              client_name: string;
+              /** @description ISO 8601 with offset */
+              created_at: string;
+              /** @description ISO 8601 with offset: 7 days after created_at, when an unapproved client is purged */
+              expires_at: string;
+              grant_types: string[];
+              redirect_uris: string[];
+              token_endpoint_auth_method: string;
+            }[];
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postOauthDeviceAuthorize: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description RFC 8628 clients send client_id; it names the client when client_name is absent */
+          client_id?: string;
+          /** @description Printable ASCII, at most 100 characters; names the token "MCP Client: <client_name>" */
+          client_name?: string;
+          /** @description RFC 8628 form: space-delimited scopes (used when scopes is absent) */
+          scope?: string;
+          /** @description Scopes from the eight (default [mcp:devices]) */
+          scopes?: string[] | string;
+        };
+        'application/x-www-form-urlencoded': {
+          /** @description RFC 8628 clients send client_id; it names the client when client_name is absent */
+          client_id?: string;
+          /** @description Printable ASCII, at most 100 characters; names the token "MCP Client: <client_name>" */
+          client_name?: string;
+          /** @description RFC 8628 form: space-delimited scopes (used when scopes is absent) */
+          scope?: string;
+          /** @description Scopes from the eight (default [mcp:devices]) */
+          scopes?: string[] | string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            device_code: string;
+            /** @description seconds (600) */
+            expires_in: number;
+            /** @description seconds between polls (5) */
+            interval: number;
+            /** @description 8 characters from BCDFGHJKLMNPQRSTVWXZ */
+            user_code: string;
+            verification_uri: string;
+            verification_uri_complete: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+    };
+  };
+  postOauthDeviceToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          client_id?: string;
+          device_code?: string;
+          /** @description Optional; when present it must be urn:ietf:params:oauth:grant-type:device_code */
+          grant_type?: string;
+        };
+        'application/x-www-form-urlencoded': {
+          client_id?: string;
+          device_code?: string;
+          /** @description Optional; when present it must be urn:ietf:params:oauth:grant-type:device_code */
+          grant_type?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            access_token: string;
+            expires_in: number;
+            refresh_token?: string;
+            /** @description space-delimited */
+            scope: string;
+            /** @enum {string} */
+            token_type: 'Bearer';
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+    };
+  };
+  postOauthTokenIntrospect: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          token?: string;
+          /** @description access_token or refresh_token */
+          token_type_hint?: string;
+        };
+        'application/x-www-form-urlencoded': {
+          token?: string;
+          /** @description access_token or refresh_token */
+          token_type_hint?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                active: true;
+                client_id: string | null;
+                /** @description Unix seconds */
+                exp: number;
+                scope: string;
+                /** @description user id */
+                sub: number;
+                username: string;
+              }
+            | {
+                /** @enum {boolean} */
+                active: false;
+              };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+    };
+  };
+  postOauthTokenRefresh: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          client_id?: string;
+          client_secret?: string;
+          /** @description Optional; when present it must be refresh_token */
+          grant_type?: string;
+          refresh_token?: string;
+          scope?: string;
+        };
+        'application/x-www-form-urlencoded': {
+          client_id?: string;
+          client_secret?: string;
+          /** @description Optional; when present it must be refresh_token */
+          grant_type?: string;
+          refresh_token?: string;
+          scope?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            access_token: string;
+            expires_in: number;
+            refresh_token?: string;
+            /** @description space-delimited */
+            scope: string;
+            /** @enum {string} */
+            token_type: 'Bearer';
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+    };
+  };
+  postOauthTokenRevoke: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          client_id?: string;
+          client_secret?: string;
+          token?: string;
+          /** @description access_token or refresh_token */
+          token_type_hint?: string;
+        };
+        'application/x-www-form-urlencoded': {
+          client_id?: string;
+          client_secret?: string;
+          token?: string;
+          /** @description access_token or refresh_token */
+          token_type_hint?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description RFC 7009: an empty object, also for unknown tokens */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': Record<string, never>;
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+    };
+  };
+  postOidDelete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            success: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getOidGetById: {
+    parameters: {
+      query?: {
+        /** @description log window in hours (default 4) */
+        hours?: number;
+      };
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alerts: {
+              active: boolean;
+              fired_count: number;
+              id: number;
+              last_fired_at: number | null;
+              last_state: number | null;
+              /** @description `linkstate` (interfaces) */
+              type: string;
+            }[];
+            datatype: 'S' | 'I';
+            dev_ip: string;
+            dev_label: string;
+            dev_profile: string;
+            device_id: number;
+            enable_logging: boolean;
+            id: number;
+            /** @description seconds */
+            interval: number;
+            label: string;
+            last_polled_at: string | null;
+            logs: {
+              /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+              timestamp: string;
+              value: string | null;
+            }[];
+            oid: string;
+            value: string | null;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postOidSet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          datatype?: 'S' | 'I';
+          deviceId?: number;
+          /**
+           * @description true/false, 1/0, "1"/"0", "true"/"false"
+           * @enum {unknown}
+           */
+          enable_logging?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+          id?: number;
+          /** @description seconds */
+          interval?: number;
+          label?: string;
+          oid?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  putPortServiceNamesByPort: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        port: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            name: string;
+            port: number;
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  deletePortServiceNamesByPort: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        port: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            port: number;
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getPortAll: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            dev_id: number;
+            dev_label: string;
+            id: number;
+            label: string;
+            port: number;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postPortDelete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getPortGetById: {
+    parameters: {
+      query?: {
+        /** @description log window in hours (default 4) */
+        hours?: number;
+      };
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alerts: {
+              active: boolean;
+              fired_count: number;
+              id: number;
+              last_fired_at: number | null;
+              last_state: number | null;
+              /** @description `linkstate` (interfaces) */
+              type: string;
+            }[];
+            dev_id: number;
+            dev_label: string;
+            device_id: number;
+            enable_logging: boolean;
+            id: number;
+            /** @description seconds */
+            interval: number;
+            label: string;
+            last_polled_at: string | null;
+            latency: number | null;
+            logs: {
+              /** @description ms; -1: closed, filtered or unreachable */
+              latency: number;
+              port_id: number;
+              /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+              timestamp: string;
+            }[];
+            /** @description alias of label */
+            name: string;
+            port: number;
+            state: string | null;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postPortSet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          deviceId?: number;
+          /**
+           * @description true/false, 1/0, "1"/"0", "true"/"false"
+           * @enum {unknown}
+           */
+          enable_logging?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+          id?: number;
+          /** @description seconds */
+          interval?: number;
+          label?: string;
+          name?: string;
+          port?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getPortStatsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            rows: number;
+            /** @description bytes stored, in 1024 steps (`2.93 KB`) */
+            size: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  removePendingDevice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description HTTP 200 failure of the legacy family */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: string;
+            /** @enum {number} */
+            status: 201;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  resetDiscoveryTs: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  saveUrl: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          newtracker?: {
+            id?: unknown;
+            interval?: unknown;
+            pattern?: unknown;
+            url?: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                message: {
+                  id: number;
+                  interval: number;
+                  pattern: string;
+                  url: string;
+                };
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  saveUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          active?: boolean;
+          /** Format: email */
+          email?: string;
+          first_name?: string;
+          last_name?: string;
+          password?: string;
+          permissions?: string[];
+          tags?:
+            | {
+                value: string;
+              }[]
+            | null;
+          user: number;
+          username?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  postServiceDelete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            success: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getServiceGetById: {
+    parameters: {
+      query?: {
+        /** @description log window in hours (default 4) */
+        hours?: number;
+      };
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alerts: {
+              active: boolean;
+              fired_count: number;
+              id: number;
+              last_fired_at: number | null;
+              last_state: number | null;
+              /** @description `linkstate` (interfaces) */
+              type: string;
+            }[];
+            datatype: 'S' | 'I';
+            dev_ip: string;
+            dev_label: string;
+            dev_profile: string;
+            device_id: number;
+            enable_logging: boolean;
+            id: number;
+            /** @description seconds */
+            interval: number;
+            label: string;
+            last_polled_at: string | null;
+            logs: {
+              /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+              timestamp: string;
+              value: string | null;
+            }[];
+            name: string | null;
+            oid: string;
+            value: string | null;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getServiceGetAllByDeviceId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        deviceId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alerts: {
+              active: boolean;
+              fired_count: number;
+              id: number;
+              last_fired_at: number | null;
+              last_state: number | null;
+              /** @description `linkstate` (interfaces) */
+              type: string;
+            }[];
+            datatype: 'S' | 'I';
+            device_id: number;
+            enable_logging: boolean;
+            id: number;
+            /** @description seconds */
+            interval: number;
+            label: string;
+            last_polled_at: string | null;
+            name: string | null;
+            oid: string;
+            value: string | null;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postServiceSet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          deviceId?: number;
+          /**
+           * @description true/false, 1/0, "1"/"0", "true"/"false"
+           * @enum {unknown}
+           */
+          enable_logging?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+          id?: number;
+          /** @description seconds */
+          interval?: number;
+          label?: string;
+          name?: string;
+          oid?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors: {
+              [key: string]: string[];
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getServiceStatsOfById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            rows: number;
+            /** @description bytes stored, in 1024 steps (`2.93 KB`) */
+            size: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  setDashboards: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          dashboards: {
+            [key: string]: unknown;
+          };
+          layouts: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  setDeviceLayouts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          deviceId: number;
+          layouts:
+            | {
+                [key: string]: unknown;
+              }
+            | unknown[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  setDevicePinnedWidgets: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          deviceId: number;
+          pinnedWidgets:
+            | {
+                [key: string]: unknown;
+              }
+            | unknown[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  deleteSpeedtestHistoryById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  SSEgetMTRInfo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        mtrTarget: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description data: {type: 'sent', hop}, {type: 'host', hop, host} or {type: 'reply', hop, latency (ms)} as they happen; on failure event: error with data {message}; always event: stream-complete with data {} last */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+          'text/event-stream': string;
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  SSEgetPingInfo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        pingTarget: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description data: {icmp_seq, latency (ms), summary: null} per reply as it arrives, then data: {summary: {total_transmitted, total_received, packet_loss}}; on failure event: error with data {message} */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+          'text/event-stream': string;
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getTags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {number} */
+            status: 200;
+            tags: {
+              id: number;
+              name: string;
+              slug: string;
+              type: string;
+            }[];
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+    };
+  };
+  getTerminalSocket: {
+    parameters: {
+      query?: {
+        ticket?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Switching Protocols: the terminal session */
+      101: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Default Response */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      426: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postTerminalTickets: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description seconds */
+            expires_in: number;
+            /** @description the WebSocket path to open with ?ticket= */
+            socket: string;
+            /** @description single use; valid for 30 seconds */
+            ticket: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  testSnmp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          device_id?: number | null;
+          ip: string;
+          /** @description SNMP settings; v1/v2: snmp_community; v3: snmp_v3_security, authuser, authpass, authprot, privpass, privprot */
+          snmpconfig: {
+            /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
+            authpass?:
+              | string
+              | {
+                  /** @enum {unknown} */
+                  __encrypted__: true;
+                }
+              | null;
+            /** @description MD5, SHA, SHA224, SHA256, SHA384, SHA512 (case and dashes ignored) */
+            authprot?: string | null;
+            authuser?: string | null;
+            /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
+            privpass?:
+              | string
+              | {
+                  /** @enum {unknown} */
+                  __encrypted__: true;
+                }
+              | null;
+            /** @description DES, AES, AES256B, AES256R (AES-128 = AES, AES-256 = AES256B) */
+            privprot?: string | null;
+            /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
+            snmp_community?:
+              | string
+              | {
+                  /** @enum {unknown} */
+                  __encrypted__: true;
+                }
+              | null;
+            snmp_port?: number;
+            /** @enum {unknown} */
+            snmp_v3_security?: 'noAuthNoPriv' | 'authNoPriv' | 'authPriv' | null;
+            /**
+             * @description 1, 2 (2c) or 3
+             * @enum {unknown}
+             */
+            snmp_version?: 1 | 2 | 3 | '1' | '2' | '2c' | '3';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            status: 200 | 301;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getTokens: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            tokens: {
+              client_id: string | null;
+              /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+              created_at: string;
+              /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+              expires_at: string;
+              id: number;
+              /** @description YYYY-MM-DD HH:MM:SS (UTC), null when never used */
+              last_used_at: string | null;
+              name: string;
+              origin: 'pat' | 'oauth';
+              revoked: boolean;
+              scopes: string[];
+            }[];
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postTokens: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @default 365 */
+          expires_in_days?: number;
+          name: string;
+          scopes?: (
+            | 'mcp:devices'
+            | 'mcp:alerts'
+            | 'mcp:logs'
+            | 'mcp:reports'
+            | 'mcp:system'
+            | 'mcp:tools'
+            | 'mcp:vne'
+            | 'mcp:capture'
+          )[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The plaintext token; shown only in this response */
+            access_token: string;
+            /** @description ISO 8601 with offset */
+            created_at: string;
+            /** @description ISO 8601 with offset */
+            expires_at: string;
+            id: number;
+            name: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  deleteTokensById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            revoked: true;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getToolsGeoipByIp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ip: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                message: {
+                  cityName: string | null;
+                  countryCode: string | null;
+                  countryName: string | null;
+                  ip: string;
+                  latitude: number | null;
+                  longitude: number | null;
+                  regionName: string | null;
+                  timeZone: string | null;
+                };
+                /** @enum {number} */
+                status: 201;
+              }
+            | {
+                message: string;
+                /** @enum {boolean} */
+                status: false;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getToolsWhoisByIp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ip: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                message: {
+                  [key: string]: string;
+                };
+                /** @enum {number} */
+                status: 201;
+              }
+            | {
+                message: string;
+                /** @enum {boolean} */
+                status: false;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  updateLocalnet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            /**
+             * @description true/false, 1/0, "1"/"0", "true"/"false"
+             * @enum {unknown}
+             */
+            alerts?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+            broadcast: string;
+            cred_ids?: number[];
+            /**
+             * @description true/false, 1/0, "1"/"0", "true"/"false"
+             * @enum {unknown}
+             */
+            enable_discovery?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+            /**
+             * @description true/false, 1/0, "1"/"0", "true"/"false"
+             * @enum {unknown}
+             */
+            enable_portscan?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+            id?: number;
+            /** @description seconds; default 21600 on create */
+            interval?: number;
+            label: string;
+            network: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              alerts: boolean;
+              /** @description last address of the range (IPv4) */
+              broadcast: string;
+              /** @description credential sets tried in this order */
+              cred_ids: number[];
+              enable_discovery: boolean;
+              enable_portscan: boolean;
+              id: number;
+              /** @description seconds between discovery sweeps */
+              interval: number;
+              label: string;
+              /** @description first address of the range (IPv4) */
+              network: string;
+              /** @description end of the last sweep (Unix seconds); null when due now */
+              timestamp: number | null;
+            }[];
+            /** @enum {boolean} */
+            hasError: false;
+            message: string;
+            /** @enum {number} */
+            status: 201;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  updatePendingDeviceField: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          field:
+            | 'label'
+            | 'profile'
+            | 'enable_snmp'
+            | 'enable_agent'
+            | 'snmp_community'
+            | 'snmp_port'
+            | 'snmp_version'
+            | 'snmp_v3_security'
+            | 'authuser'
+            | 'authpass'
+            | 'authprot'
+            | 'privpass'
+            | 'privprot';
+          id: number;
+          value:
+            | string
+            | number
+            | boolean
+            | {
+                /** @enum {boolean} */
+                __encrypted__: true;
+              }
+            | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: string;
+            /** @enum {number} */
+            status: 201;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  updatePendingDeviceTags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: number;
+          tags: (
+            | string
+            | {
+                name?: string;
+                /** @description Letters, digits, `_ . : -`; max 64 */
+                slug: string;
+                /** @enum {string} */
+                type?: 'device';
+              }
+          )[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: string;
+            /** @enum {number} */
+            status: 201;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  urlTracker: {
+    parameters: {
+      query?: {
+        /** @description report window in hours (default 24, at most 720) */
+        hours?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                data: {
+                  availability: number | null;
+                  checks: number;
+                  failures: number;
+                  id: number;
+                  /** @description seconds */
+                  interval: number;
+                  last_checked_at: string | null;
+                  last_message: string | null;
+                  last_status: number | null;
+                  latency: {
+                    avg: number | null;
+                    p50: number | null;
+                    p95: number | null;
+                    p99: number | null;
+                  };
+                  ssl_days_left: number | null;
+                  ssldate: string | null;
+                  url: string;
+                }[];
+                /** @enum {boolean} */
+                hasError: false;
+                /** @enum {number} */
+                status: 200;
+                window: {
+                  end_time: string;
+                  start_time: string;
+                };
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getUsersByUserIdTokens: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        userId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            tokens: {
+              client_id: string | null;
+              /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+              created_at: string;
+              /** @description YYYY-MM-DD HH:MM:SS (UTC) */
+              expires_at: string;
+              id: number;
+              /** @description YYYY-MM-DD HH:MM:SS (UTC), null when never used */
+              last_used_at: string | null;
+              name: string;
+              origin: 'pat' | 'oauth';
+              revoked: boolean;
+              scopes: string[];
+            }[];
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  deleteUsersByUserIdTokensById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+        userId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            revoked: true;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postUsersByUserIdTokensRevokeAll: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        userId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            revoked: number;
+            user_id: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getAuthAssetsAuthCss: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description CSS */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/css': string;
+        };
+      };
+      /** @description A request body that is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Unexpected failure */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+    };
+  };
+  getAuthAuthorize: {
+    parameters: {
+      query?: {
+        client_id?: string;
+        code_challenge?: string;
+        code_challenge_method?: string;
+        redirect_uri?: string;
+        response_type?: string;
+        scope?: string;
+        state?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description To the sign-in page (no browser session), or back to the page that asked for it */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A malformed authorization request: the OAuth error as JSON (the spec lists them); other malformed requests: a page */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+          'text/html': string;
+        };
+      };
+      /** @description The user lacks api, or the client is not yet approved */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Not a form post */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Too many attempts */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Unexpected failure */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+    };
+  };
+  postAuthAuthorize: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          approve?: string;
+          client_id?: string;
+          code_challenge?: string;
+          code_challenge_method?: string;
+          csrf?: string;
+          deny?: string;
+          redirect_uri?: string;
+          scope?: string;
+          state?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description To the client: redirect_uri?code=…&state=…&iss=… or redirect_uri?error=…&state=…&iss=… */
+      302: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description To the sign-in page (no browser session), or back to the page that asked for it */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A refused authorization request: the OAuth error as JSON; a malformed form: a page */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+          'text/html': string;
+        };
+      };
+      /** @description The user lacks api */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Form expired (CSRF check failed) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Not a form post */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Too many attempts */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Unexpected failure */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+    };
+  };
+  getAuthDevice: {
+    parameters: {
+      query?: {
+        user_code?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description To the sign-in page (no browser session), or back to the page that asked for it */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Malformed request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Form expired (CSRF check failed) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Not a form post */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Too many attempts */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Unexpected failure */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+    };
+  };
+  postAuthDevice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf?: string;
+          deny?: string;
+          user_code?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description To the sign-in page (no browser session), or back to the page that asked for it */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Malformed request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Form expired (CSRF check failed) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Not a form post */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Too many attempts */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Unexpected failure */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+    };
+  };
+  getAuthDeviceCodeJs: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description JavaScript */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/javascript': string;
+        };
+      };
+      /** @description A request body that is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Unexpected failure */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+    };
+  };
+  postAuthRegister: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          client_name: string;
+          grant_types?: ('authorization_code' | 'refresh_token')[];
+          redirect_uris?: string[];
+          response_types?: 'code'[];
+          token_endpoint_auth_method?: 'none' | 'client_secret_post';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            client_id: string;
+            client_name: string;
+            /** @description confidential clients only; shown once */
+            client_secret?: string;
+            /** @description 0: never */
+            client_secret_expires_at?: number;
+            grant_types: string[];
+            redirect_uris: string[];
+            response_types: string[];
+            token_endpoint_auth_method: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+    };
+  };
+  getAuthSignin: {
+    parameters: {
+      query?: {
+        redirect?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description To the sign-in page (no browser session), or back to the page that asked for it */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Malformed request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Form expired (CSRF check failed) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Not a form post */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Too many attempts */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Unexpected failure */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+    };
+  };
+  postAuthSignin: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf?: string;
+          password?: string;
+          redirect?: string;
+          ticket?: string;
+          totp?: string;
+          username?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description To the sign-in page (no browser session), or back to the page that asked for it */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Malformed request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Wrong credentials or code: the form again, with the error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Form expired (CSRF check failed) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Not a form post */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Too many attempts */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Unexpected failure */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+    };
+  };
+  postAuthToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          client_id?: string;
+          /** @description confidential clients (client_secret_post) */
+          client_secret?: string;
+          code?: string;
+          code_verifier?: string;
+          device_code?: string;
+          /** @description authorization_code, refresh_token or urn:ietf:params:oauth:grant-type:device_code */
+          grant_type?: string;
+          redirect_uri?: string;
+          refresh_token?: string;
+          /** @description refresh grant: a narrower space-delimited scope */
+          scope?: string;
+        };
+        'application/x-www-form-urlencoded': {
+          client_id?: string;
+          /** @description confidential clients (client_secret_post) */
+          client_secret?: string;
+          code?: string;
+          code_verifier?: string;
+          device_code?: string;
+          /** @description authorization_code, refresh_token or urn:ietf:params:oauth:grant-type:device_code */
+          grant_type?: string;
+          redirect_uri?: string;
+          refresh_token?: string;
+          /** @description refresh grant: a narrower space-delimited scope */
+          scope?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            access_token: string;
+            expires_in: number;
+            refresh_token?: string;
+            /** @description space-delimited */
+            scope: string;
+            /** @enum {string} */
+            token_type: 'Bearer';
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description: string;
+          };
+        };
+      };
+    };
+  };
+  getMetrics: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Prometheus text exposition format 0.0.4 */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': {
+            message: string;
+          };
+        };
+      };
+    };
+  };
+}

@@ -164,6 +164,8 @@ export async function authRoutes(app: App, ctx: CoreContext, deps: AuthDeps): Pr
     errors: 'legacy',
     tags: TAGS,
     summary: 'Appliance host name and whether a browser session is live (readiness probe)',
+    description: 'Takes no body: whatever is sent is ignored, never parsed.',
+    ignoresBody: true,
     response: { 200: Information },
     handler: async (request) => ({
       status: 201 as const,

@@ -23,6 +23,7 @@ import {
 } from './dashboards.repository.js';
 import {
   AddWidgetBody,
+  INVALID_PARAMETER,
   Dashboards,
   DeviceIdBody,
   DeviceTrackers,
@@ -37,7 +38,6 @@ import {
 import type { TrackerWidgets } from './widgets.catalog.js';
 
 const TAGS = ['dashboards'];
-const INVALID_PARAMETER = 'Invalid parameter';
 
 export interface DashboardsRoutesDeps {
   devices: DevicesService;
@@ -111,11 +111,7 @@ export async function dashboardsRoutes(
       const { dashboardName: name, widget: added } = request.body;
       if (typeof name !== 'string' || name.trim() === '' || name.length > 255)
         throw failure(400, INVALID_PARAMETER);
-      if (
-        !isPlainObject(added) ||
-        !Number.isInteger(added.widgetId) ||
-        (added.widgetId as number) < 1
-      )
+      if (!isPlainObject(added) || !Number.isInteger(added.widgetId) || added.widgetId < 1)
         throw failure(400, INVALID_PARAMETER);
       const deviceRef = added.deviceId ?? added.device_id;
       if (

@@ -11,13 +11,41 @@ export const Dashboards = Type.Object({ dashboards: JsonObject, layouts: JsonObj
 export const SetDashboardsBody = Type.Object({ dashboards: JsonObject, layouts: JsonObject });
 export const Message = Type.Object({ message: Type.String() });
 
-/** Read loosely on purpose: any problem answers the one 400 `Invalid parameter` the spec lists. */
+/** The spec's one failure text of addWidgetToDash, for every problem with its body. */
+export const INVALID_PARAMETER = 'Invalid parameter';
+const invalid = { errorMessage: INVALID_PARAMETER };
+const DeviceRef = {
+  type: ['integer', 'null'],
+  minimum: 1,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: 'a device the caller can see',
+  ...invalid,
+};
+
+/**
+ * The rules are in the schema (so /openapi.json states them), and every problem answers the one
+ * 400 `Invalid parameter` the spec lists (`errorMessage`). The widget keeps every key it is sent:
+ * `patternProperties` matches them all, so the validator's removal of undeclared properties
+ * leaves them in place.
+ */
 export const AddWidgetBody = Type.Object(
-  { dashboardName: Type.Optional(Type.Unknown()), widget: Type.Optional(Type.Unknown()) },
   {
-    description:
-      '`dashboardName`: non-empty string (max 255); `widget`: object with a positive integer `widgetId` (other keys kept)',
+    dashboardName: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', ...invalid }),
+    widget: Type.Unsafe<Record<string, unknown> & { widgetId: number }>({
+      type: 'object',
+      description: 'The widget as the console stores it; other keys are kept as sent',
+      properties: {
+        widgetId: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, ...invalid },
+        deviceId: DeviceRef,
+        device_id: DeviceRef,
+      },
+      required: ['widgetId'],
+      patternProperties: { '': {} },
+      ...invalid,
+    }),
   },
+  // A body that is not an object keeps the generic text; a missing field is `Invalid parameter`.
+  { errorMessage: { required: INVALID_PARAMETER } },
 );
 export const WidgetAdded = Type.Object({ status: Type.Literal('success') });
 

@@ -3,6 +3,7 @@
  * profiles, Autodiscovery credentials, Pending devices, Network tools > SNMP walks).
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { IdParam } from '../../platform/http/schemas.js';
 import {
   AUTH_PROTOCOLS,
   PRIV_PROTOCOLS,
@@ -237,7 +238,7 @@ export function deviceDetailBody(sections: ProvidedSchemas) {
 
 // --- requests -------------------------------------------------------------------------------
 
-export const DeviceParams = Type.Object({ device: Type.Integer({ minimum: 1 }) });
+export const DeviceParams = Type.Object({ device: IdParam() });
 export const DeviceTextParams = Type.Object({ device: Type.String({ maxLength: 32 }) });
 
 export const DeviceListQuery = Type.Object({

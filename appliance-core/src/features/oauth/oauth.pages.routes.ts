@@ -8,6 +8,7 @@
  * as a wrong code; on the consent page it is the spec's 403 page. The OAuth 400 answers of
  * GET /auth/authorize stay JSON `{error, error_description}`, as the spec lists them.
  */
+import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { CoreContext } from '../../platform/context.js';
 import { defineRoute } from '../../platform/http/define-route.js';
@@ -16,7 +17,7 @@ import { renderFailure } from '../../platform/http/error-handler.js';
 import type { App } from '../../platform/http/http-server.js';
 import { permits, publicAccess, type Access, type Identity } from '../../platform/http/identity.js';
 import { PER_MINUTE } from '../../platform/http/rate-limit.js';
-import { MediaBody, OAuthErrorBody } from '../../platform/http/schemas.js';
+import { MediaBodies, MediaBody, OAuthErrorBody } from '../../platform/http/schemas.js';
 import { fieldErrorsFrom } from '../../platform/http/validation.js';
 import { HTML_CSP } from '../../platform/http/security-headers.js';
 import { login, setSessionCookie } from '../auth/index.js';
@@ -167,6 +168,13 @@ const PAGE = { errors: 'message', tags: TAGS, errorHandler: pageErrors() } as co
 /** A page that takes a form post. */
 const FORM_PAGE = { ...PAGE, accepts: FORM, consumes: FORM } as const;
 
+/** A 400 of the consent page: OAuth JSON for the request's own errors, a page for the rest. */
+const PageOrOAuthError = (description: string) =>
+  MediaBodies(description, {
+    'application/json': OAuthErrorBody,
+    'text/html': Type.String({ description: 'an HTML page' }),
+  });
+
 const PAGE_RESPONSES = {
   200: HtmlPage('The page'),
   303: Redirect('To the sign-in page (no browser session), or back to the page that asked for it'),
@@ -209,6 +217,7 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
       'Script of the device page: uppercases the code and strips non-alphanumerics (cached one day)',
     response: {
       200: MediaBody('application/javascript', 'JavaScript'),
+      415: HtmlPage('A request body that is not JSON'),
       500: HtmlPage('Unexpected failure'),
     },
     handler: async (_request, reply) =>
@@ -225,7 +234,11 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
     url: '/auth/assets/auth.css',
     access: publicAccess,
     summary: 'Stylesheet of the /auth pages (cached one day)',
-    response: { 200: MediaBody('text/css', 'CSS'), 500: HtmlPage('Unexpected failure') },
+    response: {
+      200: MediaBody('text/css', 'CSS'),
+      415: HtmlPage('A request body that is not JSON'),
+      500: HtmlPage('Unexpected failure'),
+    },
     handler: async (_request, reply) =>
       reply.type('text/css; charset=utf-8').header('cache-control', ASSET_CACHE).send(AUTH_CSS),
   });
@@ -473,7 +486,9 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
     querystring: AuthorizeQuery,
     response: {
       ...PAGE_RESPONSES,
-      400: OAuthErrorBody,
+      400: PageOrOAuthError(
+        'A malformed authorization request: the OAuth error as JSON (the spec lists them); other malformed requests: a page',
+      ),
       403: HtmlPage('The user lacks api, or the client is not yet approved'),
     },
     errorHandler: pageErrors(lacksApi(403)),
@@ -530,7 +545,9 @@ export async function oauthPageRoutes(app: App, ctx: CoreContext, deps: PageDeps
       302: Redirect(
         'To the client: redirect_uri?code=…&state=…&iss=… or redirect_uri?error=…&state=…&iss=…',
       ),
-      400: OAuthErrorBody,
+      400: PageOrOAuthError(
+        'A refused authorization request: the OAuth error as JSON; a malformed form: a page',
+      ),
       401: HtmlPage('The user lacks api'),
     },
     errorHandler: pageErrors(lacksApi(401)),

@@ -5,7 +5,8 @@ import { actorOf, audited } from '../../platform/audit/audit-log.js';
  *
  * Rate limits (spec part 1 > Limits): every /api/oauth/* route and POST /auth/token count
  * against ONE shared bucket of 30 requests per minute per client address (groupId 'oauth');
- * POST /auth/register has its own bucket of 10 per minute.
+ * POST /auth/register has its own bucket of 10 per minute. The authenticated client
+ * administration routes count per user instead (OAUTH_ADMIN_LIMIT).
  */
 import type { FastifyRequest } from 'fastify';
 import type { CoreContext } from '../../platform/context.js';
@@ -13,7 +14,7 @@ import { defineRoute } from '../../platform/http/define-route.js';
 import { oauthFailure } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import { allOf, publicAccess } from '../../platform/http/identity.js';
-import { PER_MINUTE } from '../../platform/http/rate-limit.js';
+import { PER_MINUTE, perUser } from '../../platform/http/rate-limit.js';
 import { identityOf } from '../../platform/http/route-config.js';
 import { ErrorBody, MessageErrorsBody, OAuthErrorBody } from '../../platform/http/schemas.js';
 import {
@@ -44,6 +45,16 @@ export const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/j
 /** One bucket per client address for the whole group (spec: "30 requests per minute across the /api/oauth/* group"). */
 const OAUTH_GROUP_LIMIT = { max: 30, timeWindow: PER_MINUTE, groupId: 'oauth' };
 const REGISTER_LIMIT = { max: 10, timeWindow: PER_MINUTE };
+/**
+ * Client administration is authenticated: one bucket per user (30 a minute across the three
+ * routes), so anonymous traffic from the operator's address cannot lock the operator out.
+ */
+const OAUTH_ADMIN_LIMIT = {
+  max: 30,
+  timeWindow: PER_MINUTE,
+  groupId: 'oauth-admin',
+  keyGenerator: perUser,
+};
 
 const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
@@ -218,7 +229,7 @@ export async function oauthRoutes(
   const APPROVAL = {
     access: allOf('system'),
     errors: 'error',
-    rateLimit: OAUTH_GROUP_LIMIT,
+    rateLimit: OAUTH_ADMIN_LIMIT,
     tags: TAGS,
   } as const;
 

@@ -166,7 +166,9 @@ export const PendingClient = Type.Object({
   }),
 });
 export const PendingClients = Type.Object({ clients: Type.Array(PendingClient) });
-export const ClientIdParams = Type.Object({ clientId: Type.String() });
+export const ClientIdParams = Type.Object({
+  clientId: Type.String({ minLength: 1, maxLength: 64 }),
+});
 export const ApprovedClient = Type.Object({
   client_id: Type.String(),
   approved_at: Type.String({ description: 'ISO 8601 with offset' }),

@@ -25,7 +25,7 @@ import { allOf, type IdentityResolver } from '../../platform/http/identity.js';
 import { defineRoute, ERROR_PRESETS } from '../../platform/http/define-route.js';
 import { bearerOf } from '../../platform/http/auth-hook.js';
 import { identityOf } from '../../platform/http/route-config.js';
-import { ErrorBody } from '../../platform/http/schemas.js';
+import { ErrorBody, responses } from '../../platform/http/schemas.js';
 import { MAX_SESSIONS_PER_USER, TerminalSessions, type PtySpawn } from './terminal.sessions.js';
 import { TICKET_TTL_MS, TicketStore } from './terminal.tickets.js';
 
@@ -128,14 +128,18 @@ export async function terminalRoutes(
       description:
         'Public route: its credential is the `ticket` from POST /api/terminal/tickets (single use, 30 s). A present Origin must equal the appliance origin. Client frames: JSON `{"type":"input","data":"…"}` and `{"type":"resize","cols":N,"rows":N}`; server frames: the shell output as text. The shell ends when the socket closes.',
       querystring: Type.Object({ ticket: Type.Optional(Type.String({ maxLength: 200 })) }),
-      response: {
-        101: Type.Null({ description: 'Switching Protocols: the terminal session' }),
-        401: ErrorBody,
-        403: ErrorBody,
-        404: ErrorBody,
-        409: ErrorBody,
-        426: ErrorBody,
-      },
+      response: responses(
+        ERROR_PRESETS.error,
+        {
+          101: Type.Null({ description: 'Switching Protocols: the terminal session' }),
+          401: ErrorBody,
+          403: ErrorBody,
+          404: ErrorBody,
+          409: ErrorBody,
+          426: ErrorBody,
+        },
+        { authenticated: false },
+      ),
     },
     preValidation: admit,
     // A plain GET never gets here (admit answers 426); declared with wsHandler rather than

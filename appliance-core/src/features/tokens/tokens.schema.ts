@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { IdParam } from '../../platform/http/schemas.js';
 
 /** The eight token scopes (spec part 1, Token record). */
 export const SCOPES = [
@@ -51,11 +52,11 @@ export const CreatedToken = Type.Object({
   created_at: Type.String({ description: 'ISO 8601 with offset' }),
 });
 
-export const TokenIdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export const TokenIdParams = Type.Object({ id: IdParam() });
 export const UserTokenParams = Type.Object({
-  userId: Type.Integer({ minimum: 1 }),
-  id: Type.Integer({ minimum: 1 }),
+  userId: IdParam(),
+  id: IdParam(),
 });
-export const UserIdParams = Type.Object({ userId: Type.Integer({ minimum: 1 }) });
+export const UserIdParams = Type.Object({ userId: IdParam() });
 export const Revoked = Type.Object({ revoked: Type.Literal(true) });
 export const RevokedCount = Type.Object({ revoked: Type.Integer(), user_id: Type.Integer() });

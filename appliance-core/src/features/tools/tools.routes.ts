@@ -29,7 +29,9 @@ import {
   IperfBody,
   IperfResult,
   IperfServerStatus,
+  MtrFrame,
   MtrParams,
+  PING_EVENTS,
   PingAnswer,
   PingParams,
   PortParams,
@@ -117,6 +119,7 @@ export async function toolsRoutes(
     params: PingParams,
     frames:
       'data: {icmp_seq, latency (ms), summary: null} per reply as it arrives, then data: {summary: {total_transmitted, total_received, packet_loss}}; on failure event: error with data {message}',
+    events: PING_EVENTS,
     stream: async (request, stream) =>
       tools.streamPing(targetOf(request.params.pingTarget), stream),
   });
@@ -149,6 +152,9 @@ export async function toolsRoutes(
     params: MtrParams,
     frames:
       "data: {type: 'sent', hop}, {type: 'host', hop, host} or {type: 'reply', hop, latency (ms)} as they happen; on failure event: error with data {message}; always event: stream-complete with data {} last",
+    events: [
+      { description: 'A probe sent, a hop host, or a reply, as they happen', data: MtrFrame },
+    ],
     last: MTR_STREAM_END,
     stream: async (request, stream) => tools.streamMtr(targetOf(request.params.mtrTarget), stream),
   });

@@ -3,7 +3,7 @@
  * derived from them. Response schemas list every field: the serializer drops anything else.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { StatusMessageBody } from '../../platform/http/schemas.js';
+import { IdParam, StatusMessageBody, type StreamEvent } from '../../platform/http/schemas.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -33,6 +33,18 @@ export const MtrFrame = Type.Union([
   }),
 ]);
 export type MtrFrame = Static<typeof MtrFrame>;
+/** The events of SSEgetPingInfo (both on the default event). */
+export const PING_EVENTS: readonly StreamEvent[] = [
+  {
+    description: 'One reply, as it arrives',
+    data: Type.Object({
+      icmp_seq: Type.Integer(),
+      latency: Type.Number({ description: 'ms' }),
+      summary: Type.Null(),
+    }),
+  },
+  { description: 'The summary, last', data: Type.Object({ summary: PingSummary }) },
+];
 
 // --- ping (JSON) ------------------------------------------------------------------------------
 export const PingResult = Type.Object({
@@ -184,7 +196,7 @@ export const HistoryList = Type.Object({ data: Type.Array(HistoryRow) });
 export const HistoryQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
 });
-export const HistoryIdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export const HistoryIdParams = Type.Object({ id: IdParam() });
 
 export const IperfServerStatus = Type.Object({
   active: Type.Boolean(),

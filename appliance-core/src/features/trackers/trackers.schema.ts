@@ -2,6 +2,7 @@
  * TypeBox schemas of the tracker endpoints (spec part 2 > Trackers).
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { IdParam } from '../../platform/http/schemas.js';
 
 export const BoolLike = Type.Unsafe<boolean | 0 | 1 | '0' | '1' | 'true' | 'false'>({
   enum: [true, false, 0, 1, '0', '1', 'true', 'false'],
@@ -15,8 +16,8 @@ const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null
 const Id = Type.Integer({ minimum: 1 });
 const Interval = Type.Integer({ minimum: 1, maximum: 2_592_000, description: 'seconds' });
 
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-export const DeviceIdParams = Type.Object({ deviceId: Type.Integer({ minimum: 1 }) });
+export const IdParams = Type.Object({ id: IdParam() });
+export const DeviceIdParams = Type.Object({ deviceId: IdParam() });
 export const HoursQuery = Type.Object({
   hours: Type.Optional(
     Type.Integer({

@@ -88,6 +88,9 @@ describe('defineRoute', () => {
         url: '/api/things',
         access: allOf('things'),
         errors: route.config!.errors,
+        schema: route.schema,
+        ownErrorHandler: false,
+        rateLimited: true,
       },
     ]);
   });
@@ -188,6 +191,7 @@ describe('defineEventStream', () => {
         summary: 'A stream',
         params: Params,
         frames: 'data: {n} per step',
+        events: [],
         ...(last ? { last } : {}),
         stream: async (request, stream) => {
           stream.send({ n: 1 });
@@ -360,6 +364,7 @@ describe('tool failures', () => {
       tags: ['tools'],
       summary: 'A tool stream',
       frames: 'data: {n}',
+      events: [],
       stream: async () => {
         throw new ToolMissingError({ program: 'ping', debianPackage: 'iputils-ping' });
       },

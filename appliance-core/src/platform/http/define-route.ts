@@ -14,9 +14,10 @@
  * - an event stream (`defineEventStream`) has sent its status line before its work can fail, so a
  *   failure is reported inside the stream (`event: error`), through one helper for every stream.
  *
- * A public route is documented without a security requirement (`security: []`).
+ * A public route is documented without a security requirement (`security: []`), a page of the
+ * browser session with the session cookie (`security: [{session: []}]`), others with the bearer.
  */
-import type { Static, TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type {
   ContextConfigDefault,
@@ -37,7 +38,7 @@ import type { RouteErrors } from './envelopes.js';
 import { callerMessage } from './error-handler.js';
 import type { App } from './http-server.js';
 import type { Access } from './identity.js';
-import { EventStreamBody, responses } from './schemas.js';
+import { EventStreamBody, responses, type StreamEvent } from './schemas.js';
 import { openEventStream, type EventStream } from './sse.js';
 
 /** Named error shapes that many routes share (a route may still declare its own RouteErrors). */
@@ -146,6 +147,8 @@ export interface RouteDeclaration<
   errorHandler?: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void;
   /** Leave the route out of /openapi.json. */
   hide?: boolean;
+  /** The route takes no body and never reads one (see security-headers.ts, ignoreBody). */
+  ignoresBody?: true;
   /** Body size limit in bytes where the default does not fit. */
   bodyLimit?: number;
   handler: DeclaredHandler<P, Q, B, H, R>;
@@ -174,6 +177,8 @@ export function defineRoute<
           }),
   };
   if (isPublic) schema.security = [];
+  // The /auth/* pages authenticate with the browser session cookie, not a bearer token.
+  if (d.access?.kind === 'browser-session') schema.security = [{ session: [] }];
   if (d.description !== undefined) schema.description = d.description;
   if (d.operationId !== undefined) schema.operationId = d.operationId;
   if (d.params !== undefined) schema.params = d.params;
@@ -186,6 +191,7 @@ export function defineRoute<
   const config: Record<string, unknown> = { access: d.access, errors };
   if (d.rateLimit !== undefined) config.rateLimit = d.rateLimit;
   if (d.accepts !== undefined) config.accepts = d.accepts;
+  if (d.ignoresBody) config.ignoresBody = true;
   app.route({
     method: d.method,
     url: d.url,
@@ -212,6 +218,11 @@ export interface EventStreamDeclaration<
 > {
   /** What the frames carry: the description of the 200 answer in /openapi.json. */
   frames: string;
+  /**
+   * Each kind of event the work sends, with its data schema (documented in /openapi.json; the
+   * platform adds `error` and `last`).
+   */
+  events: readonly StreamEvent[];
   /** The route's other statuses (answered before the stream opens). */
   response?: Responses;
   /** A frame sent last, after success and failure alike (for example `event: stream-complete`). */
@@ -230,11 +241,25 @@ export function defineEventStream<
   P extends TSchema | undefined = undefined,
   Q extends TSchema | undefined = undefined,
 >(app: App, declaration: EventStreamDeclaration<P, Q>): void {
-  const { frames, last, stream: work, response, ...route } = declaration;
+  const { frames, events, last, stream: work, response, ...route } = declaration;
   const internal = routeErrors(route.errors).internal;
+  const documented: StreamEvent[] = [
+    ...events,
+    {
+      event: 'error',
+      description: 'The work failed: why; the stream then ends',
+      data: Type.Object({ message: Type.String() }),
+    },
+  ];
+  if (last)
+    documented.push({
+      event: last.event,
+      description: 'Sent last, after success and failure alike; the stream then ends',
+      data: Type.Unsafe({ const: last.data }),
+    });
   defineRoute<P, Q>(app, {
     ...route,
-    response: { ...response, 200: EventStreamBody(frames) },
+    response: { ...response, 200: EventStreamBody(frames, documented) },
     handler: async (request, reply) => {
       const stream = openEventStream(reply);
       void runEventStream(stream, () => work(request as DeclaredRequest<P, Q>, stream), {

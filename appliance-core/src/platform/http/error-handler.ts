@@ -12,6 +12,7 @@ import {
   type RouteErrors,
 } from './envelopes.js';
 import { ToolFailure } from '../process/tool-failure.js';
+import { answerMethodNotAllowed, type AllowedMethods } from './allowed-methods.js';
 import { MAX_JSON_DEPTH } from './input-limits.js';
 import { fieldErrorsFrom } from './validation.js';
 
@@ -52,7 +53,22 @@ export function renderFailure(request: FastifyRequest, err: ApiFailure) {
   return render(err.family ?? errors.failure, err.status, err.message, err.fields, err.oauthCode);
 }
 
-export function installErrorHandler(app: FastifyInstance): void {
+/** 404 in the API's legacy body under /api/, `{message}` elsewhere. */
+export function notFound(request: FastifyRequest, reply: FastifyReply): void {
+  reply
+    .code(404)
+    .send(
+      request.url.startsWith('/api/')
+        ? { status: false, hasError: true, message: 'Not Found' }
+        : { message: 'Not Found' },
+    );
+}
+
+/**
+ * The error handler, and the not-found handler: a path that other methods serve answers 405 with
+ * Allow (reached here when a fallback route hands the request back with callNotFound), else 404.
+ */
+export function installErrorHandler(app: FastifyInstance, methods?: AllowedMethods): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const errors = errorsOf(request);
     if (err instanceof ApiFailure) return send(reply, renderFailure(request, err));
@@ -86,12 +102,6 @@ export function installErrorHandler(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply
-      .code(404)
-      .send(
-        request.url.startsWith('/api/')
-          ? { status: false, hasError: true, message: 'Not Found' }
-          : { message: 'Not Found' },
-      );
+    if (!methods || !answerMethodNotAllowed(methods, request, reply)) notFound(request, reply);
   });
 }

@@ -18,7 +18,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import { installAuthHook } from './auth-hook.js';
-import { installErrorHandler } from './error-handler.js';
+import { allowedMethods, installMethodNotAllowed } from './allowed-methods.js';
+import { installErrorHandler, notFound } from './error-handler.js';
+import {
+  componentName,
+  publishedDocument,
+  SECURITY_SCHEMES,
+  SERVERS,
+  VALIDATOR_ONLY_KEYWORDS,
+} from './openapi-document.js';
 import type { IdentityResolver } from './identity.js';
 import { jsonDepth, MAX_JSON_DEPTH, requireFiniteNumbers } from './input-limits.js';
 import { installRateLimits } from './rate-limit.js';
@@ -146,6 +154,14 @@ function fastifySerializerSelector(): (externalSchemas: unknown, options: never)
   return SerializerSelector();
 }
 
+/**
+ * Fastify's router answers 414 (FST_ERR_MAX_PARAM_LENGTH, before authentication) for a path
+ * parameter longer than its `maxParamLength` (default 100). The limit is set above any URL Node's
+ * HTTP parser accepts (16 KiB of headers), so every parameter reaches its route, after the auth
+ * check, and its schema's maxLength decides (the contract test checks every parameter has one).
+ */
+export const MAX_PARAM_LENGTH = 65_536;
+
 export async function createHttpServer(options: HttpServerOptions): Promise<App> {
   const pendingCompilations = new Set<() => void>();
   const app = Fastify({
@@ -163,6 +179,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     bodyLimit: 1_048_576,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     return503OnClosing: true,
     forceCloseConnections: true,
     // `errorMessage` on a schema replaces the generated message (see validation.ts).
@@ -174,7 +191,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
         removeAdditional: 'all',
         useDefaults: true,
         allowUnionTypes: true,
-        keywords: ['errorMessage'],
+        keywords: [...VALIDATOR_ONLY_KEYWORDS],
       },
     },
     schemaController: {
@@ -229,9 +246,11 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
   });
   enforceRouteDeclarations(app);
   if (options.metrics) installRequestMetrics(app, options.metrics);
-  installErrorHandler(app);
+  const methods = allowedMethods(app.declaredRoutes, { maxParamLength: MAX_PARAM_LENGTH });
+  installErrorHandler(app, methods);
   // First hook of all: a request refused by a later hook still carries these headers.
   installSecurityHeaders(app);
+  installMethodNotAllowed(app, methods, notFound);
   await app.register(cookie);
   await app.register(formbody);
   await installRateLimits(app);
@@ -247,12 +266,16 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
         title: 'Network monitoring appliance API',
         version: options.version,
         description:
-          'REST API of the appliance. Every /api route except the public ones takes `Authorization: Bearer <token>`.',
+          'REST API of the appliance. Every /api route except the public ones takes `Authorization: Bearer <token>`; the /auth/* pages use the browser session cookie. Operation ids follow one rule (docs/architecture.md, "OpenAPI").',
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      servers: SERVERS,
+      components: { securitySchemes: SECURITY_SCHEMES },
       security: [{ bearer: [] }],
     },
     hideUntagged: false,
+    refResolver: { buildLocalReference: componentName },
+    transformObject: (({ openapiObject }: { openapiObject: unknown }) =>
+      publishedDocument(openapiObject)) as never,
   });
   return app;
 }

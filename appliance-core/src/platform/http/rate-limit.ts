@@ -48,6 +48,17 @@ class SharedWindowStore {
   }
 }
 
+/**
+ * Keys a route's bucket by the authenticated user instead of the client address (set as the
+ * route's `keyGenerator`): operators behind one address (a NAT, a jump host) or sharing it with
+ * anonymous traffic keep their own bucket. The auth hook runs before the rate limit, so an
+ * identity is always present on an authenticated route; the address is the fallback.
+ */
+export function perUser(request: FastifyRequest): string {
+  const user = request.identity?.user.id;
+  return user === undefined ? `${request.ip}|` : `user:${user}|`;
+}
+
 function keyOf(request: FastifyRequest): string {
   const limit = request.routeOptions.config?.rateLimit;
   const group = limit ? limit.groupId : undefined;

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { RouteErrors } from './envelopes.js';
 import type { Access, Identity } from './identity.js';
+import { operationIdOf } from './operation-id.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -11,6 +12,8 @@ declare module 'fastify' {
     errors?: RouteErrors;
     /** Media types the route accepts for a request body (default: application/json). */
     accepts?: readonly string[];
+    /** The route takes no body: whatever is sent is never read or parsed (a readiness probe). */
+    ignoresBody?: boolean;
   }
   interface FastifyRequest {
     identity: Identity | null;
@@ -26,6 +29,12 @@ export interface DeclaredRoute {
   url: string;
   access: Access;
   errors: RouteErrors;
+  /** The route's schemas as registered (params, body, response map ...), for contract checks. */
+  schema: Record<string, unknown>;
+  /** The route renders its own failures (an `errorHandler`: the HTML pages of /auth/*). */
+  ownErrorHandler: boolean;
+  /** The route has a rate limit (its failure family answers 429). */
+  rateLimited: boolean;
 }
 
 const GUARDED_PREFIXES = ['/api/', '/auth/', '/.well-known/', '/openapi.json', '/metrics'];
@@ -40,12 +49,19 @@ export function enforceRouteDeclarations(app: FastifyInstance): void {
     const where = `${String(route.method)} ${route.url}`;
     if (!config.access) throw new Error(`route ${where} declares no access (permission or public)`);
     if (!config.errors) throw new Error(`route ${where} declares no error shape`);
+    // Every operation gets its stable id from the one rule (operation-id.ts) unless it names one.
+    const schema = (route.schema ?? {}) as Record<string, unknown>;
+    if (schema.operationId === undefined && typeof route.method === 'string')
+      route.schema = { ...schema, operationId: operationIdOf(route.method, route.url) };
     for (const method of [route.method].flat())
       declared.push({
         method: String(method),
         url: route.url,
         access: config.access,
         errors: config.errors,
+        schema: route.schema as Record<string, unknown>,
+        ownErrorHandler: route.errorHandler !== undefined,
+        rateLimited: (route.config as { rateLimit?: unknown } | undefined)?.rateLimit !== undefined,
       });
   });
 }

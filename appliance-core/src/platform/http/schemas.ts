@@ -74,18 +74,100 @@ export function MediaBody(
   return Type.Unsafe<string>({ description, content: { [mediaType]: { schema } } });
 }
 
-/** The 200 answer of an event stream: `text/event-stream`, its frames described in words. */
-export function EventStreamBody(frames: string): TSchema {
-  return MediaBody(
-    'text/event-stream',
-    frames,
-    Type.String({ description: 'server-sent events, one JSON object per data: line' }),
+/** An answer that is one of several media types (a page, or a JSON error), each with its schema. */
+export function MediaBodies(description: string, bodies: Record<string, TSchema>): TSchema {
+  const content = Object.fromEntries(
+    Object.entries(bodies).map(([mediaType, schema]) => [mediaType, { schema }]),
   );
+  return Type.Unsafe({ description, content });
+}
+
+/** One kind of server-sent event a stream sends: its `event:` name (none: `message`) and data. */
+export interface StreamEvent {
+  /** The `event:` field; absent for the default (unnamed) event. */
+  event?: string;
+  description: string;
+  /** The JSON carried on the event's `data:` line. */
+  data: TSchema;
+}
+
+/**
+ * The 200 answer of an event stream: `text/event-stream`, its frames described in words and
+ * each kind of event given a schema. OpenAPI 3.1 has no keyword for the items of a stream, so
+ * they are published as `x-itemSchema`, in the shape OpenAPI 3.2's `itemSchema` gives
+ * `text/event-stream` (one object per event: `event`, and `data` as JSON text with its
+ * `contentSchema`); a later move to 3.2 is a rename.
+ */
+export function EventStreamBody(frames: string, events: readonly StreamEvent[]): TSchema {
+  const items = events.map((e) => ({
+    type: 'object',
+    description: e.description,
+    properties: {
+      ...(e.event === undefined
+        ? {}
+        : { event: { const: e.event, description: 'the event: line' } }),
+      data: {
+        type: 'string',
+        description: 'the data: line, JSON',
+        contentMediaType: 'application/json',
+        contentSchema: e.data,
+      },
+    },
+    required: e.event === undefined ? ['data'] : ['event', 'data'],
+  }));
+  return Type.Unsafe<string>({
+    description: frames,
+    content: {
+      'text/event-stream': {
+        schema: Type.String({ description: 'server-sent events, one JSON object per data: line' }),
+        'x-itemSchema': { oneOf: items },
+      },
+    },
+  });
 }
 
 /** A legacy success body and the legacy failure, both answered with HTTP 200. */
 export function legacy200(success: TSchema): TSchema {
   return Type.Union([success, LegacyFailureBody]);
+}
+
+/** A schema's JSON with its keys sorted, so that two equal schemas compare equal. */
+function canonical(schema: unknown): string {
+  return JSON.stringify(schema, (_key, value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : value,
+  );
+}
+
+/** Whether `schema` is `body` (or an equal schema), or a union with it among its members. */
+function admits(schema: TSchema, body: TSchema): boolean {
+  if (schema === body || canonical(schema) === canonical(body)) return true;
+  const members = (schema as { anyOf?: TSchema[] }).anyOf;
+  return members !== undefined && members.some((member) => admits(member, body));
+}
+
+/**
+ * The HTTP 200 entry of a route whose families answer failures with HTTP 200 (the legacy family,
+ * the tools' validation and tool failures): its success and those failure bodies, so that the
+ * serializer accepts both (a success-only schema turned every such failure into a 500) and the
+ * document says so. A media-typed success (an event stream) gets an application/json entry.
+ */
+function with200Failures(own: TSchema | undefined, failures: TSchema[]): TSchema {
+  const unique = [...new Set(failures)];
+  const failureBody = (): TSchema =>
+    unique.length === 1 ? (unique[0] as TSchema) : Type.Union(unique);
+  if (own === undefined) return failureBody();
+  const content = (own as { content?: Record<string, { schema: TSchema }> }).content;
+  if (content !== undefined) {
+    const json = content['application/json'];
+    const missing = unique.filter((body) => json === undefined || !admits(json.schema, body));
+    if (missing.length === 0) return own;
+    const schema = json === undefined ? failureBody() : Type.Union([json.schema, ...missing]);
+    return { ...own, content: { ...content, 'application/json': { schema } } };
+  }
+  const missing = unique.filter((body) => !admits(own, body));
+  return missing.length === 0 ? own : Type.Union([own, ...missing]);
 }
 
 /**
@@ -105,7 +187,12 @@ export function responses(
     errors.validationStatus ??
     { legacy: 200, errors: 400, oauth: 400, falseErrors: 400 }[errors.validation as string] ??
     422;
-  if (validationStatus !== 200) add(validationStatus, familyBody(errors.validation));
+  const at200: TSchema[] = [];
+  if (validationStatus === 200) at200.push(familyBody(errors.validation));
+  else add(validationStatus, familyBody(errors.validation));
+  if (errors.failure === 'legacy' || errors.toolFailureStatus === 200)
+    at200.push(familyBody(errors.failure));
+  if (at200.length > 0) map[200] = with200Failures(map[200], at200);
   if (options.authenticated !== false) {
     add(
       errors.unauthenticated?.status ?? 401,
@@ -118,3 +205,9 @@ export function responses(
   if (errors.failure !== 'legacy') add(500, familyBody(errors.failure));
   return map;
 }
+
+/**
+ * A row id in a path: a positive integer a JS number holds exactly. With it every parameter has a
+ * bound its schema checks (the router's own length limit is lifted, see http-server.ts).
+ */
+export const IdParam = () => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });

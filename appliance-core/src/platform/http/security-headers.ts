@@ -36,6 +36,20 @@ export function installSecurityHeaders(app: FastifyInstance): void {
 }
 
 /**
+ * A route that takes no body never reads one: without the headers that announce a body, Fastify
+ * does not choose a parser (so no media type, encoding, depth or poisoning check can fail the
+ * request) and Node discards the unread bytes when the answer is sent. The raw headers are edited
+ * because that is what Fastify consults; nothing after this hook needs them.
+ */
+const ignoreBody: RouteHook = (request, _reply, done) => {
+  const headers = request.raw.headers;
+  delete headers['content-type'];
+  delete headers['content-length'];
+  delete headers['transfer-encoding'];
+  done();
+};
+
+/**
  * Content types: a request body must be one of the media types the route accepts
  * (application/json unless the route declares otherwise); anything else is refused with 415
  * before the body is read. A route-level hook built per route (routes added after this call), so
@@ -43,6 +57,7 @@ export function installSecurityHeaders(app: FastifyInstance): void {
  */
 export function installContentTypeGate(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.config?.ignoresBody) return prependOnRequest(route, ignoreBody);
     const accepts: readonly string[] = route.config?.accepts ?? ['application/json'];
     const refusal = `Unsupported Media Type: this endpoint accepts ${accepts.join(', ')}.`;
     const gate: RouteHook = (request, _reply, done) => {

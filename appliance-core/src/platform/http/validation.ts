@@ -19,8 +19,13 @@ function fieldOf(error: AjvError): string {
 }
 
 function messageOf(error: AjvError, field: string): string {
+  // `errorMessage` on a schema: one text for every failure of it, or a text per keyword.
   const custom = error.parentSchema?.errorMessage;
   if (typeof custom === 'string') return custom;
+  if (custom !== null && typeof custom === 'object') {
+    const text = (custom as Record<string, unknown>)[error.keyword];
+    if (typeof text === 'string') return text;
+  }
   const label = field.replace(/_/g, ' ');
   const p = error.params;
   switch (error.keyword) {
