@@ -15387,7 +15387,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'text/plain': {
+          'application/json': {
             /** @enum {boolean} */
             hasError: true;
             message: string;
@@ -15402,7 +15402,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'text/plain': {
+          'application/json': {
             message: string;
           };
         };
@@ -15413,7 +15413,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'text/plain': {
+          'application/json': {
             message: string;
           };
         };
@@ -15424,7 +15424,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'text/plain': {
+          'application/json': {
             message: string;
           };
         };

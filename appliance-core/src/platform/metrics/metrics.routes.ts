@@ -20,8 +20,15 @@ export async function metricsRoutes(app: App, deps: { metrics: MetricsRegistry }
     summary: 'Self-metrics in the Prometheus text format',
     description:
       'Storage writer counters per producer, scheduler lateness and overruns, poller counters, HTTP requests and durations by route, process memory, CPU and event-loop delay. Text exposition format 0.0.4.',
-    produces: ['text/plain'],
-    response: { 200: Type.String({ description: 'Prometheus text exposition format 0.0.4' }) },
+    // text/plain for the metrics only: the failures (401, 415 ...) answer JSON like every route.
+    response: {
+      200: Type.Unsafe<string>({
+        description: 'Prometheus text exposition format 0.0.4',
+        content: {
+          'text/plain': { schema: Type.String({ description: 'text exposition format 0.0.4' }) },
+        },
+      }),
+    },
     handler: async (_request, reply) => {
       reply.header('content-type', METRICS_CONTENT_TYPE);
       reply.header('cache-control', 'no-store');
