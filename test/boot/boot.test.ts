@@ -10,9 +10,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
-import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../appliance-core/src/platform/db/database.js';
 import { buildCore } from '../harness/build-core.js';
 import { findProgram, havePeer } from '../harness/peers.js';
 import { ROOT, runServer, SERVER, startServer, stopServer } from '../harness/process.js';
@@ -220,7 +220,7 @@ describe('second start on the same data dir', () => {
     } finally {
       expect((await stopServer(first)).code).toBe(0);
     }
-    const db = new Database(path.join(dataDir, 'appliance.db'), { readonly: true });
+    const db = openDatabase(path.join(dataDir, 'appliance.db'), { readonly: true });
     try {
       const row = db
         .prepare("SELECT last_used_at FROM access_tokens WHERE name = 'kept across restarts'")
