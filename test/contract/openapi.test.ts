@@ -151,6 +151,37 @@ it('publishes no validator-only keyword', () => {
   expect(JSON.stringify(doc)).not.toContain('"errorMessage"');
 });
 
+it('states the rules handlers enforce: IP addresses, the profile catalogue, IPv4 ranges', async () => {
+  const body = (path: string) => {
+    const op = (doc.paths[path] as Record<string, any>)?.post;
+    const schema = op?.requestBody?.content?.['application/json']?.schema;
+    return schema?.$ref ? (doc.components as any).schemas[schema.$ref.split('/').at(-1)] : schema;
+  };
+  const ip = {
+    anyOf: [
+      { type: 'string', format: 'ipv4' },
+      { type: 'string', format: 'ipv6' },
+    ],
+  };
+  expect(body('/api/device/set').properties.ip_address).toMatchObject(ip);
+  expect(body('/api/testSnmp').properties.ip).toMatchObject(ip);
+  expect(body('/api/device/set').properties.profile.enum).toEqual(
+    (h.appliance.db.prepare('SELECT profile FROM profiles ORDER BY id').all() as any[]).map(
+      (r) => r.profile,
+    ),
+  );
+  const localnet = JSON.stringify(body('/api/updateLocalnet'));
+  expect(localnet.match(/"format":"ipv4"/g)).toHaveLength(2); // network and broadcast
+  expect(JSON.stringify(doc)).not.toContain('"documentAs"');
+  // Documented, not validated: the handler still trims a padded address and answers in its shape.
+  const admin = await h.login();
+  const saved = await h.request('POST', '/api/device/set', {
+    token: admin,
+    body: { ip_address: ' 127.0.9.9 ', label: 'padded', profile: 'dash_generic' },
+  });
+  expect(saved.status).toBe(200);
+});
+
 it('documents the HTTP 200 legacy failures of hidePendingDevice and removePendingDevice', () => {
   for (const p of ['/api/hidePendingDevice', '/api/removePendingDevice']) {
     const ok = doc.paths[p]?.post?.responses['200'];

@@ -3,7 +3,7 @@
  * profiles, Autodiscovery credentials, Pending devices, Network tools > SNMP walks).
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { IdParam } from '../../platform/http/schemas.js';
+import { documented, IdParam, IP_ADDRESS_RULE } from '../../platform/http/schemas.js';
 import {
   AUTH_PROTOCOLS,
   PRIV_PROTOCOLS,
@@ -148,7 +148,9 @@ export const WalkSummary = Type.Object({
   id: Type.Integer(),
   device_id: Type.Integer(),
   timestamp: Type.String({ description: 'ISO 8601 (UTC)' }),
-  kind: Type.String({ description: '`crawl` (device crawl) or `live` (getSNMPWalkInfo)' }),
+  kind: Type.Union([Type.Literal('crawl'), Type.Literal('live')], {
+    description: '`crawl` (device crawl) or `live` (getSNMPWalkInfo)',
+  }),
   oid_count: Type.Integer(),
   duration_ms: Type.Integer(),
   truncated: Type.Boolean(),
@@ -261,11 +263,21 @@ export const DeviceWindowQuery = Type.Object({
   end_time: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
 });
 
+/** The profile catalogue (seeded by the first migration; no route adds one). */
+export const PROFILE_SLUGS = [
+  'dash_appliance',
+  'dash_generic',
+  'dash_network_snmp',
+  'dash_linux_snmp',
+  'dash_windows_wmi',
+] as const;
+
 export const DeviceSetBody = Type.Object({
   id: Type.Optional(Type.Integer({ minimum: 1 })),
-  ip_address: Type.String({ minLength: 1, maxLength: 64 }),
+  // Checked by the service (trimmed, canonical form, every field's error at once): documented only.
+  ip_address: documented(Type.String({ minLength: 1, maxLength: 64 }), IP_ADDRESS_RULE),
   label: Type.String({ minLength: 1, maxLength: 255 }),
-  profile: Type.String({ minLength: 1, maxLength: 64 }),
+  profile: documented(Type.String({ minLength: 1, maxLength: 64 }), { enum: PROFILE_SLUGS }),
   enable_snmp: Type.Optional(BoolLike),
   enable_agent: Type.Optional(BoolLike),
   enable_netflow: Type.Optional(BoolLike),
@@ -301,7 +313,7 @@ export const DeviceStatsRow = Type.Object({
 export const DeviceStats = Type.Array(DeviceStatsRow);
 
 export const TestSnmpBody = Type.Object({
-  ip: Type.String({ minLength: 1, maxLength: 64 }),
+  ip: documented(Type.String({ minLength: 1, maxLength: 64 }), IP_ADDRESS_RULE),
   snmpconfig: SnmpConfigIn,
   device_id: Type.Optional(Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1 })),
 });

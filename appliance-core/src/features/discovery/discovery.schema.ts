@@ -3,6 +3,7 @@
  * updateLocalnet, resetDiscoveryTs, deleteLocalnet; Local network record).
  */
 import { Type } from '@sinclair/typebox';
+import { documented } from '../../platform/http/schemas.js';
 
 const BoolLike = Type.Unsafe<boolean | 0 | 1 | '0' | '1' | 'true' | 'false'>({
   enum: [true, false, 0, 1, '0', '1', 'true', 'false'],
@@ -38,8 +39,9 @@ export const LocalnetList = Type.Union([
 export const LocalnetIn = Type.Object({
   id: Type.Optional(Type.Integer({ minimum: 1 })),
   label: Type.String({ minLength: 1, maxLength: 255 }),
-  network: Type.String({ minLength: 1, maxLength: 15 }),
-  broadcast: Type.String({ minLength: 1, maxLength: 15 }),
+  // Checked by the route (trimmed, the spec's own messages): documented only.
+  network: documented(Type.String({ minLength: 1, maxLength: 15 }), { format: 'ipv4' }),
+  broadcast: documented(Type.String({ minLength: 1, maxLength: 15 }), { format: 'ipv4' }),
   interval: Type.Optional(
     Type.Integer({
       minimum: MIN_INTERVAL,

@@ -22,6 +22,7 @@ import { allowedMethods, installMethodNotAllowed } from './allowed-methods.js';
 import { installErrorHandler, notFound } from './error-handler.js';
 import {
   componentName,
+  DOCUMENT_ONLY_KEYWORD,
   publishedDocument,
   SECURITY_SCHEMES,
   SERVERS,
@@ -191,7 +192,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
         removeAdditional: 'all',
         useDefaults: true,
         allowUnionTypes: true,
-        keywords: [...VALIDATOR_ONLY_KEYWORDS],
+        keywords: [...VALIDATOR_ONLY_KEYWORDS, DOCUMENT_ONLY_KEYWORD],
       },
     },
     schemaController: {

@@ -14,6 +14,16 @@ import { SESSION_COOKIE } from './auth-hook.js';
 /** Keywords only the appliance's AJV understands (registered in http-server.ts). */
 export const VALIDATOR_ONLY_KEYWORDS = ['errorMessage'] as const;
 
+/**
+ * The reverse: `documentAs` holds JSON Schema keywords that a handler enforces (an IP address
+ * checked and canonicalised in the service, a profile looked up in the database) but the
+ * validator must not, because the handler's answer differs from a schema failure (several field
+ * errors at once, trimmed input, the spec's own text). AJV ignores it (registered as a keyword
+ * without a rule); the published copy merges its keywords into the schema, so the document states
+ * the rule the server enforces. `documented()` in schemas.ts writes it.
+ */
+export const DOCUMENT_ONLY_KEYWORD = 'documentAs';
+
 export const SECURITY_SCHEMES = {
   bearer: {
     type: 'http',
@@ -61,8 +71,12 @@ export function publishedDocument<T>(document: T): T {
     const out: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(value)) {
       if (!inNameMap && (VALIDATOR_ONLY_KEYWORDS as readonly string[]).includes(key)) continue;
+      if (!inNameMap && key === DOCUMENT_ONLY_KEYWORD) continue;
       out[key] = strip(child, !inNameMap && NAME_MAPS.has(key));
     }
+    const documentAs = (value as Record<string, unknown>)[DOCUMENT_ONLY_KEYWORD];
+    if (!inNameMap && documentAs !== null && typeof documentAs === 'object')
+      Object.assign(out, strip(documentAs, false));
     return out;
   };
   return strip(document, false) as T;

@@ -126,6 +126,23 @@ export function EventStreamBody(frames: string, events: readonly StreamEvent[]):
   });
 }
 
+/**
+ * A schema whose published copy also states `rules` (JSON Schema keywords such as `format` or
+ * `enum`) that the handler enforces and the validator must not (see DOCUMENT_ONLY_KEYWORD in
+ * openapi-document.ts): the document tells clients the rule, the answers stay the handler's.
+ */
+export function documented<T extends TSchema>(schema: T, rules: Record<string, unknown>): T {
+  return { ...schema, documentAs: rules };
+}
+
+/** An IPv4 or IPv6 address, as the document states it. */
+export const IP_ADDRESS_RULE = {
+  anyOf: [
+    { type: 'string', format: 'ipv4' },
+    { type: 'string', format: 'ipv6' },
+  ],
+};
+
 /** A legacy success body and the legacy failure, both answered with HTTP 200. */
 export function legacy200(success: TSchema): TSchema {
   return Type.Union([success, LegacyFailureBody]);
