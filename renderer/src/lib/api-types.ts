@@ -4851,7 +4851,13 @@ export interface operations {
           id?: number;
           ip_address: string;
           label: string;
-          profile: string;
+          /** @enum {string} */
+          profile:
+            | 'dash_appliance'
+            | 'dash_generic'
+            | 'dash_network_snmp'
+            | 'dash_linux_snmp'
+            | 'dash_windows_wmi';
           /** @description SNMP settings; v1/v2: snmp_community; v3: snmp_v3_security, authuser, authpass, authprot, privpass, privprot */
           snmpconfig?: {
             /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored secret */
@@ -5144,7 +5150,7 @@ export interface operations {
                 duration_ms: number;
                 id: number;
                 /** @description `crawl` (device crawl) or `live` (getSNMPWalkInfo) */
-                kind: string;
+                kind: 'crawl' | 'live';
                 oid_count: number;
                 /** @description ISO 8601 (UTC) */
                 timestamp: string;
@@ -6528,7 +6534,7 @@ export interface operations {
                   duration_ms: number;
                   id: number;
                   /** @description `crawl` (device crawl) or `live` (getSNMPWalkInfo) */
-                  kind: string;
+                  kind: 'crawl' | 'live';
                   oid_count: number;
                   /** @description ISO 8601 (UTC) */
                   timestamp: string;
@@ -7096,7 +7102,7 @@ export interface operations {
                   duration_ms: number;
                   id: number;
                   /** @description `crawl` (device crawl) or `live` (getSNMPWalkInfo) */
-                  kind: string;
+                  kind: 'crawl' | 'live';
                   oid_count: number;
                   /** @description ISO 8601 (UTC) */
                   timestamp: string;
@@ -13775,6 +13781,7 @@ export interface operations {
              * @enum {unknown}
              */
             alerts?: true | false | 0 | 1 | '0' | '1' | 'true' | 'false';
+            /** Format: ipv4 */
             broadcast: string;
             cred_ids?: number[];
             /**
@@ -13791,6 +13798,7 @@ export interface operations {
             /** @description seconds; default 21600 on create */
             interval?: number;
             label: string;
+            /** Format: ipv4 */
             network: string;
           }[];
         };
