@@ -158,7 +158,8 @@ export function DeviceForm({
         ...(deviceId !== null ? { id: deviceId } : {}),
         label: form.label,
         ip_address: form.ip_address,
-        profile: form.profile,
+        // One of the appliance's profiles: the select offers only what /api/device/profiles lists.
+        profile: form.profile as Parameters<typeof saveDevice>[0]['profile'],
         enable_snmp: form.enable_snmp,
         snmpconfig: form.enable_snmp ? snmpconfigOf(form) : null,
         tags: form.tags.map((name) => ({ slug: slugOf(name), name, type: 'device' })),
