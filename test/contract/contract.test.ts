@@ -26,6 +26,24 @@ const keyOf = (method: string, path: string) => `${method.toUpperCase()} ${path}
 const toSpecPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 const sorted = (xs: readonly string[] | undefined) => [...(xs ?? [])].sort();
 
+/** Endpoints registered per feature today: the coverage test fails if one goes missing. */
+const COVERAGE_FLOOR: Record<string, number> = {
+  auth: 5,
+  tokens: 6,
+  oauth: 20,
+  users: 8,
+  platform: 1,
+  devices: 23,
+  dashboards: 7,
+  trackers: 38,
+  'url-monitors': 5,
+  tools: 17,
+  discovery: 4,
+  terminal: 2,
+  audit: 1,
+  metrics: 1,
+};
+
 let h: Harness;
 let routes: DeclaredRoute[];
 beforeAll(async () => {
@@ -106,5 +124,33 @@ describe('spec endpoint catalogue', () => {
       `spec coverage: ${done} / ${catalogue.length} endpoints registered\n${lines.join('\n')}`,
     );
     expect(done).toBe(registered.size);
+    // A floor per feature, so that coverage cannot drop silently (raise it as features land).
+    const below = Object.entries(COVERAGE_FLOOR)
+      .filter(([name, floor]) => (perFeature.get(name)?.done ?? 0) < floor)
+      .map(([name, floor]) => `${name}: ${perFeature.get(name)?.done ?? 0} < ${floor}`);
+    expect(below).toEqual([]);
+    expect(done).toBeGreaterThanOrEqual(Object.values(COVERAGE_FLOOR).reduce((a, b) => a + b, 0));
+  });
+
+  it('answers 401 to a request without a token on every route that needs one, before anything else', async () => {
+    const problems: string[] = [];
+    for (const route of routes) {
+      if ((route.access as SpecEndpoint['access']).kind === 'public') continue;
+      const url = route.url.replace(/:([A-Za-z0-9_]+)/g, '1');
+      const method = route.method.toUpperCase();
+      const res = await h.request(
+        method,
+        url,
+        method === 'GET' || method === 'HEAD' ? {} : { body: {} },
+      );
+      // The /auth/* browser pages use the cookie session: without one they send the browser to
+      // sign in (303) or refuse the request itself (400, 415); they never serve anything.
+      const refused = route.url.startsWith('/auth/')
+        ? [303, 400, 415].includes(res.status)
+        : res.status === 401;
+      if (!refused)
+        problems.push(`${method} ${route.url}: ${res.status} ${res.text.slice(0, 120)}`);
+    }
+    expect(problems).toEqual([]);
   });
 });
