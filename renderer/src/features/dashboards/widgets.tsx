@@ -1,20 +1,25 @@
 /** Dashboard widgets: each reads its device through the shared device query (one request per device and window). */
-import { Anchor, Group, Progress, Stack, Text } from '@mantine/core';
+import { Anchor, Group, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { Link } from 'react-router';
 
-import { TimeSeriesChart } from '../../components/charts/time-series-chart.js';
+import {
+  DiskUsage,
+  LatencyChart,
+  latencyPoints,
+  TrafficChart,
+  trafficPoints,
+} from '../../components/charts/tracker-charts.js';
 import { RowsSkeleton } from '../../components/ui/feedback.js';
 import { api } from '../../lib/api-client.js';
-import { formatBits, formatBytes, formatMs, formatPercent, parseTime } from '../../lib/format.js';
+import { parseTime } from '../../lib/format.js';
 import { usePrefs } from '../../lib/prefs.js';
 import { keys } from '../../lib/query-keys.js';
 import {
   deviceQuery,
   type DiskTracker,
   type InterfaceTracker,
-  type LatencyPoint,
   type PortTracker,
 } from '../../lib/device-api.js';
 import type { Widget } from './dashboard-model.js';
@@ -68,25 +73,14 @@ function DeviceWidget({ widget, height }: { widget: Widget; height: number }) {
   const d = device.data;
   const data = useMemo(() => {
     if (!d) return [];
-    if (widget.kind === 'latency')
-      return (d.ping as LatencyPoint[]).map((p) => ({
-        t: parseTime(p.timestamp) ?? 0,
-        latency: p.latency < 0 ? null : p.latency,
-      }));
+    if (widget.kind === 'latency') return latencyPoints(d.ping);
     if (widget.kind === 'traffic') {
       const i = (d.interfaces as InterfaceTracker[]).find((x) => x.id === widget.trackerId);
-      return (i?.logs ?? []).map((l) => ({
-        t: parseTime(l.timestamp) ?? 0,
-        in: l.in_bps,
-        out: l.out_bps,
-      }));
+      return trafficPoints(i?.logs ?? []);
     }
     if (widget.kind === 'port') {
       const p = (d.ports as PortTracker[]).find((x) => x.id === widget.trackerId);
-      return (p?.logs ?? []).map((l) => ({
-        t: parseTime(l.timestamp) ?? 0,
-        latency: l.latency < 0 ? null : l.latency,
-      }));
+      return latencyPoints(p?.logs ?? []);
     }
     return [];
   }, [d, widget]);
@@ -97,25 +91,13 @@ function DeviceWidget({ widget, height }: { widget: Widget; height: number }) {
       </Text>
     );
   if (!d) return <RowsSkeleton rows={3} />;
-  if (widget.kind === 'disk') {
-    const disk = (d.disks as DiskTracker[]).find((x) => x.id === widget.trackerId);
-    const last = disk?.logs[disk.logs.length - 1];
-    const total = last?.total ?? disk?.total ?? 0;
-    const available = last?.available ?? disk?.available ?? 0;
-    const pct = total ? ((total - available) / total) * 100 : 0;
+  if (widget.kind === 'disk')
     return (
-      <Stack gap={4}>
-        <Text size="sm">
-          {formatPercent(pct)} used · {formatBytes(available)} free of {formatBytes(total)}
-        </Text>
-        <Progress
-          value={pct}
-          color={pct > 90 ? 'red' : pct > 75 ? 'yellow' : 'teal'}
-          aria-label="Disk used"
-        />
-      </Stack>
+      <DiskUsage
+        disk={(d.disks as DiskTracker[]).find((x) => x.id === widget.trackerId)}
+        label="Disk used"
+      />
     );
-  }
   if (data.length === 0)
     return (
       <Text size="sm" c="dimmed">
@@ -127,31 +109,14 @@ function DeviceWidget({ widget, height }: { widget: Widget; height: number }) {
     parseTime(d.window.end_time) ?? data[data.length - 1]!.t,
   ];
   return widget.kind === 'traffic' ? (
-    <TimeSeriesChart
-      label={widget.title}
-      data={data}
-      domain={domain}
-      height={height}
-      format={(v) => formatBits(v)}
-      series={[
-        { key: 'in', label: 'In', color: '#40c057', area: true },
-        { key: 'out', label: 'Out', color: '#7950f2' },
-      ]}
-    />
+    <TrafficChart label={widget.title} data={data} domain={domain} height={height} />
   ) : (
-    <TimeSeriesChart
+    <LatencyChart
       label={widget.title}
       data={data}
       domain={domain}
       height={height}
-      format={(v) => formatMs(v)}
-      series={[
-        {
-          key: 'latency',
-          label: widget.kind === 'port' ? 'Connect time' : 'Latency',
-          color: '#339af0',
-        },
-      ]}
+      connectTime={widget.kind === 'port'}
     />
   );
 }

@@ -14,9 +14,13 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 
 import { TimeSeriesChart } from '../../components/charts/time-series-chart.js';
+import {
+  latencyPoints,
+  TrafficChart,
+  trafficPoints,
+} from '../../components/charts/tracker-charts.js';
 import { EmptyState } from '../../components/ui/feedback.js';
 import {
-  formatBits,
   formatBytes,
   formatDuration,
   formatMs,
@@ -127,15 +131,7 @@ export function InterfacesPanel({
   }, [interfaces]);
   const [chosen, setChosen] = useState<string | null>(null);
   const selected = interfaces.find((i) => String(i.id) === chosen) ?? busiest;
-  const data = useMemo(
-    () =>
-      (selected?.logs ?? []).map((l) => ({
-        t: parseTime(l.timestamp) ?? 0,
-        in: l.in_bps,
-        out: l.out_bps,
-      })),
-    [selected],
-  );
+  const data = useMemo(() => trafficPoints(selected?.logs ?? []), [selected]);
   if (interfaces.length === 0) return null;
   return (
     <Paper withBorder p="sm" data-testid="interfaces-panel">
@@ -156,16 +152,11 @@ export function InterfacesPanel({
       {data.length === 0 ? (
         <EmptyState title="No traffic readings in this window" />
       ) : (
-        <TimeSeriesChart
+        <TrafficChart
           label={`Traffic of ${selected?.name ?? 'interface'}`}
           data={data}
           domain={domain}
           height={180}
-          format={(v) => formatBits(v)}
-          series={[
-            { key: 'in', label: 'In', color: '#40c057', area: true },
-            { key: 'out', label: 'Out', color: '#7950f2' },
-          ]}
         />
       )}
     </Paper>
@@ -249,14 +240,7 @@ export function PortsAndOids({
 }) {
   const [portId, setPortId] = useState<string | null>(null);
   const port = ports.find((p) => String(p.id) === portId) ?? ports[0];
-  const portData = useMemo(
-    () =>
-      (port?.logs ?? []).map((l) => ({
-        t: parseTime(l.timestamp) ?? 0,
-        latency: l.latency < 0 ? null : l.latency,
-      })),
-    [port],
-  );
+  const portData = useMemo(() => latencyPoints(port?.logs ?? []), [port]);
   const numeric = oids.filter((o) => o.datatype === 'I');
   const [oidId, setOidId] = useState<string | null>(null);
   const oid = numeric.find((o) => String(o.id) === oidId) ?? numeric[0];

@@ -6,12 +6,19 @@
  * shows none of it otherwise. Changes show at once and are saved behind (a refusal puts the
  * saved state back and says why).
  */
-import { ActionIcon, Button, Group, Progress, Stack, Text, Tooltip } from '@mantine/core';
+import { ActionIcon, Button, Group, Stack, Text, Tooltip } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
 import { useMemo, type ReactNode } from 'react';
 
 import { TimeSeriesChart } from '../../components/charts/time-series-chart.js';
+import {
+  DiskUsage,
+  LatencyChart,
+  latencyPoints,
+  TrafficChart,
+  trafficPoints,
+} from '../../components/charts/tracker-charts.js';
 import { EmptyState, ErrorNotice, errorText, RowsSkeleton } from '../../components/ui/feedback.js';
 import { WidgetGrid, type GridItem, type GridWidget } from '../../components/ui/widget-grid.js';
 import { ApiError } from '../../lib/api-error.js';
@@ -23,11 +30,10 @@ import {
   type DeviceWidgetsAnswer,
   type DiskTracker,
   type InterfaceTracker,
-  type LatencyPoint,
   type OidTracker,
   type PortTracker,
 } from '../../lib/device-api.js';
-import { formatBits, formatBytes, formatMs, formatPercent, parseTime } from '../../lib/format.js';
+import { parseTime } from '../../lib/format.js';
 import { keys } from '../../lib/query-keys.js';
 import {
   flowLayout,
@@ -93,25 +99,20 @@ function WidgetBody({
   height: number;
 }) {
   const data = useMemo(() => {
-    const at = (s: string) => parseTime(s) ?? 0;
-    if (t.trackerTable === 'latency')
-      return (d.ping as LatencyPoint[]).map((p) => ({
-        t: at(p.timestamp),
-        latency: p.latency < 0 ? null : p.latency,
-      }));
+    if (t.trackerTable === 'latency') return latencyPoints(d.ping);
     if (t.trackerTable === 'interfaces')
-      return (
-        (d.interfaces as InterfaceTracker[]).find((i) => i.id === t.trackerId)?.logs ?? []
-      ).map((l) => ({ t: at(l.timestamp), in: l.in_bps, out: l.out_bps }));
+      return trafficPoints(
+        (d.interfaces as InterfaceTracker[]).find((i) => i.id === t.trackerId)?.logs ?? [],
+      );
     if (t.trackerTable === 'ports')
-      return ((d.ports as PortTracker[]).find((p) => p.id === t.trackerId)?.logs ?? []).map(
-        (l) => ({ t: at(l.timestamp), latency: l.latency < 0 ? null : l.latency }),
+      return latencyPoints(
+        (d.ports as PortTracker[]).find((p) => p.id === t.trackerId)?.logs ?? [],
       );
     if (t.trackerTable === 'oids') {
       const o = (d.oids as OidTracker[]).find((x) => x.id === t.trackerId);
       if (o?.datatype !== 'I') return [];
       return o.logs.map((l) => ({
-        t: at(l.timestamp),
+        t: parseTime(l.timestamp) ?? 0,
         value: l.value === null ? null : Number(l.value),
       }));
     }
@@ -122,22 +123,7 @@ function WidgetBody({
   if (t.trackerTable === 'disks') {
     const disk = (d.disks as DiskTracker[]).find((x) => x.id === t.trackerId);
     if (!disk) return <Dimmed>This disk is no longer tracked.</Dimmed>;
-    const last = disk.logs[disk.logs.length - 1];
-    const total = last?.total ?? disk.total ?? 0;
-    const available = last?.available ?? disk.available ?? 0;
-    const pct = total ? ((total - available) / total) * 100 : 0;
-    return (
-      <Stack gap={4}>
-        <Text size="sm">
-          {formatPercent(pct)} used · {formatBytes(available)} free of {formatBytes(total)}
-        </Text>
-        <Progress
-          value={pct}
-          color={pct > 90 ? 'red' : pct > 75 ? 'yellow' : 'teal'}
-          aria-label={`${title} used`}
-        />
-      </Stack>
-    );
+    return <DiskUsage disk={disk} label={`${title} used`} />;
   }
   if (t.trackerTable === 'oids' || t.trackerTable === 'services') {
     const o = (d.oids as OidTracker[]).find((x) => x.id === t.trackerId);
@@ -152,19 +138,7 @@ function WidgetBody({
   }
   if (data.length === 0) return <Dimmed>No readings in this window.</Dimmed>;
   if (t.trackerTable === 'interfaces')
-    return (
-      <TimeSeriesChart
-        label={title}
-        data={data}
-        domain={domain}
-        height={height}
-        format={(v) => formatBits(v)}
-        series={[
-          { key: 'in', label: 'In', color: '#40c057', area: true },
-          { key: 'out', label: 'Out', color: '#7950f2' },
-        ]}
-      />
-    );
+    return <TrafficChart label={title} data={data} domain={domain} height={height} />;
   if (t.trackerTable === 'oids')
     return (
       <TimeSeriesChart
@@ -176,20 +150,15 @@ function WidgetBody({
         series={[{ key: 'value', label: title, color: '#fab005' }]}
       />
     );
+  const port = t.trackerTable === 'ports';
   return (
-    <TimeSeriesChart
+    <LatencyChart
       label={title}
       data={data}
       domain={domain}
       height={height}
-      format={(v) => formatMs(v)}
-      series={[
-        {
-          key: 'latency',
-          label: t.trackerTable === 'ports' ? 'Connect time' : 'Latency',
-          color: t.trackerTable === 'ports' ? '#15aabf' : '#339af0',
-        },
-      ]}
+      connectTime={port}
+      color={port ? '#15aabf' : '#339af0'}
     />
   );
 }
