@@ -1063,6 +1063,9 @@ async function scenario(): Promise<void> {
     await get(who, '/api/devices?status=down');
     await get(who, '/api/devices?search=EAST');
     await get(who, '/api/devices?search=%25');
+    await get(who, '/api/devices/status');
+    await get(who, '/api/devices/status?status=down&tag=east');
+    await get(who, '/api/devices/status?search=EAST');
     await get(who, '/api/tags');
     await get(who, '/api/device/profiles');
     for (const id of [1, 2, 3, 4, 5, 999]) {

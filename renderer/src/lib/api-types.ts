@@ -426,6 +426,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/devices/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Reachability and latest latency of the listed devices, as columns
+     * @description The same filters and tag scope as GET /api/devices, answering only what a status column needs: one array per field, index i describing the same device. For tens of thousands of devices a small fraction of `GET /api/devices?ping=true`.
+     */
+    get: operations['getDevicesStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/disableMfa': {
     parameters: {
       query?: never;
@@ -5157,6 +5177,105 @@ export interface operations {
                 truncated: boolean;
               }[];
             }[];
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+    };
+  };
+  getDevicesStatus: {
+    parameters: {
+      query?: {
+        search?: string;
+        status?: 'up' | 'down';
+        tag?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description one array per column, in device id order */
+            devices: {
+              /** @description the device’s latency tracker, null without one */
+              icmping_id: (number | null)[];
+              id: number[];
+              /** @description milliseconds, latest reading */
+              latency: (number | null)[];
+              /** @description percent, latest reading */
+              loss: (number | null)[];
+              /** @description from the latency tracker; null before the first reading or without one */
+              reachability: (('up' | 'down') | null)[];
+            };
             /** @enum {number} */
             status: 200;
           };

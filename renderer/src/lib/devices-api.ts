@@ -24,8 +24,8 @@ export function pingOf(device: DeviceRow): PingSummary | null {
 
 /**
  * The device list without relations: the appliance caches it, so it answers in milliseconds even
- * for 20,000 devices (measured: 14 ms cached, 0.6 s cold, against 0.7-1.1 s for `ping=true`,
- * which it does not cache). Pages render rows from it at once and fill status from pingQuery().
+ * for 20,000 devices (measured: 14 ms cached, 0.6 s cold). Pages render rows from it at once and
+ * fill status from pingQuery().
  */
 export function devicesQuery(filter: DeviceListFilter = {}) {
   return queryOptions({
@@ -48,23 +48,40 @@ export function devicesQuery(filter: DeviceListFilter = {}) {
   });
 }
 
-/** Latency, loss and reachability of the listed devices, by device id (GET /api/devices?ping=true). */
+export type DeviceStatusAnswer = ApiResult<'/api/devices/status', 'get'>;
+
+/**
+ * Latency and loss of the listed devices, by device id, from GET /api/devices/status: one array
+ * per column (for 20,000 devices about a tenth of `GET /api/devices?ping=true`, and built without
+ * a row object per device on the appliance).
+ */
 export function pingQuery(filter: DeviceListFilter = {}) {
   return queryOptions({
     queryKey: [...keys.devices.list(filter), 'ping'] as const,
     queryFn: ({ signal }) =>
-      api.get<DeviceListAnswer>('/api/devices', {
+      api.get<DeviceStatusAnswer>('/api/devices/status', {
         query: {
-          ping: true,
           search: filter.search || undefined,
           tag: filter.tag || undefined,
           status: filter.status,
         },
         signal,
       }),
-    select: (answer) => {
+    select: ({ devices: columns }) => {
       const map = new Map<number, PingSummary | null>();
-      for (const d of answer.devices) map.set(d.id, pingOf(d));
+      columns.id.forEach((id, i) => {
+        const tracker = columns.icmping_id[i];
+        map.set(
+          id,
+          tracker === null || tracker === undefined
+            ? null
+            : {
+                icmping_id: tracker,
+                latency: columns.latency[i] ?? null,
+                loss: columns.loss[i] ?? null,
+              },
+        );
+      });
       return map;
     },
     structuralSharing: false,

@@ -54,6 +54,14 @@ export interface DeviceListFilter {
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export function listDevices(db: DB, filter: DeviceListFilter): DeviceRow[] {
+  const { sql, params } = listCondition(filter);
+  return db
+    .prepare(`SELECT d.* FROM devices d WHERE ${sql} ORDER BY d.id`)
+    .all(...params) as DeviceRow[];
+}
+
+/** The WHERE condition of a device list (on `d`) and its parameters. */
+function listCondition(filter: DeviceListFilter): { sql: string; params: unknown[] } {
   const where = [filter.scope.sql];
   const params: unknown[] = [...filter.scope.params];
   if (filter.tag !== undefined) {
@@ -73,9 +81,22 @@ export function listDevices(db: DB, filter: DeviceListFilter): DeviceRow[] {
     );
     params.push(likePattern(filter.search), likePattern(filter.search));
   }
+  return { sql: where.join(' AND '), params };
+}
+
+/**
+ * Id and reachability of the listed devices, as raw rows (no row objects): the status answer of
+ * tens of thousands of devices (GET /api/devices/status) is built from arrays.
+ */
+export function listDeviceStatus(
+  db: DB,
+  filter: DeviceListFilter,
+): [id: number, reachability: 'up' | 'down' | null][] {
+  const { sql, params } = listCondition(filter);
   return db
-    .prepare(`SELECT d.* FROM devices d WHERE ${where.join(' AND ')} ORDER BY d.id`)
-    .all(...params) as DeviceRow[];
+    .prepare(`SELECT d.id, d.reachability FROM devices d WHERE ${sql} ORDER BY d.id`)
+    .raw()
+    .all(...params) as [number, 'up' | 'down' | null][];
 }
 
 export function insertDevice(db: DB, fields: DeviceFields, now: number): number {

@@ -257,6 +257,30 @@ export const DeviceListQuery = Type.Object({
 });
 export type DeviceListQuery = Static<typeof DeviceListQuery>;
 
+/** GET /api/devices/status: the list filters without relations. */
+export const DeviceStatusQuery = Type.Pick(DeviceListQuery, ['tag', 'status', 'search']);
+
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** GET /api/devices/status: columns of equal length, index i describing one device. */
+export const DeviceStatusBody = Type.Object({
+  status: Type.Literal(200),
+  devices: Type.Object(
+    {
+      id: Type.Array(Type.Integer()),
+      reachability: Type.Array(nullable(Type.Union([Type.Literal('up'), Type.Literal('down')])), {
+        description: 'from the latency tracker; null before the first reading or without one',
+      }),
+      icmping_id: Type.Array(nullable(Type.Integer()), {
+        description: 'the device’s latency tracker, null without one',
+      }),
+      latency: Type.Array(nullable(Type.Number()), { description: 'milliseconds, latest reading' }),
+      loss: Type.Array(nullable(Type.Number()), { description: 'percent, latest reading' }),
+    },
+    { description: 'one array per column, in device id order' },
+  ),
+});
+
 export const DeviceWindowQuery = Type.Object({
   hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 8760, default: 8 })),
   start_time: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),

@@ -102,6 +102,7 @@ describe('tag scoping of device-anchored endpoints', () => {
       (await asRestricted('GET', '/api/devices')).body.devices.map((d: { id: number }) => d.id),
     ).toEqual([inScope]);
     expect((await asRestricted('GET', '/api/devices?tag=site-b')).body.devices).toEqual([]);
+    expect((await asRestricted('GET', '/api/devices/status')).body.devices.id).toEqual([inScope]);
     expect(
       (await asRestricted('GET', '/api/tags')).body.tags.map((t: { slug: string }) => t.slug),
     ).toEqual(['site-a']);
@@ -114,6 +115,9 @@ describe('tag scoping of device-anchored endpoints', () => {
     expect(
       (await asAdmin('GET', '/api/devices')).body.devices.map((d: { id: number }) => d.id),
     ).toEqual(expect.arrayContaining([1, inScope, outOfScope]));
+    expect((await asAdmin('GET', '/api/devices/status')).body.devices.id).toEqual(
+      expect.arrayContaining([1, inScope, outOfScope]),
+    );
     expect((await asAdmin('POST', '/api/getDevicesPending')).body.devices).toHaveLength(3);
   });
 

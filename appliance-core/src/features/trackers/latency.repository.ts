@@ -57,6 +57,17 @@ export function latencyTrackersOfDevices(
   return new Map(rows.map((r) => [r.device_id, r]));
 }
 
+/** The latest reading of every latency tracker by device: [tracker id, latency, loss] (raw rows). */
+export function latencyReadings(
+  db: DB,
+): Map<number, readonly [trackerId: number, latency: number | null, loss: number | null]> {
+  const rows = db
+    .prepare('SELECT device_id, id, latency, loss FROM latency_trackers')
+    .raw()
+    .all() as [number, number, number | null, number | null][];
+  return new Map(rows.map(([deviceId, id, latency, loss]) => [deviceId, [id, latency, loss]]));
+}
+
 export function insertLatencyTracker(
   db: DB,
   t: { deviceId: number; label: string; interval: number; timeout: number; lossout: number },

@@ -309,6 +309,53 @@ describe('tracker endpoints (shared appliance)', () => {
       expect(devices.find((d) => d.id === westDevice)?.ping).toBeNull();
     });
 
+    it('GET /api/devices/status answers the status columns the ?ping=true list carries', async () => {
+      db()
+        .prepare('UPDATE latency_trackers SET latency = 1.25, loss = 20 WHERE device_id = ?')
+        .run(eastDevice);
+      db().prepare("UPDATE devices SET reachability = 'down' WHERE id = ?").run(westDevice);
+      const [status, list] = await Promise.all([
+        req('GET', '/api/devices/status', { token: admin }),
+        req('GET', '/api/devices?ping=true', { token: admin }),
+      ]);
+      expect(status.status).toBe(200);
+      const columns = status.body.devices as Record<
+        'id' | 'reachability' | 'icmping_id' | 'latency' | 'loss',
+        unknown[]
+      >;
+      const rows = list.body.devices as {
+        id: number;
+        ping: { icmping_id: number; latency: number | null; loss: number | null } | null;
+      }[];
+      expect(columns.id).toEqual(rows.map((d) => d.id));
+      expect(columns.icmping_id).toEqual(rows.map((d) => d.ping?.icmping_id ?? null));
+      // Device 1's tracker is polled live (its reading may change between the two answers); the
+      // readings set above are compared.
+      for (const id of [eastDevice, westDevice]) {
+        const ping = rows.find((d) => d.id === id)?.ping ?? null;
+        const i = columns.id.indexOf(id);
+        expect([columns.latency[i], columns.loss[i]]).toEqual([
+          ping?.latency ?? null,
+          ping?.loss ?? null,
+        ]);
+      }
+      const east = columns.id.indexOf(eastDevice);
+      const west = columns.id.indexOf(westDevice);
+      expect([columns.latency[east], columns.loss[east], columns.icmping_id[west]]).toEqual([
+        1.25,
+        20,
+        null,
+      ]);
+      expect(columns.reachability[west]).toBe('down');
+      // The list filters apply.
+      const down = await req('GET', '/api/devices/status?status=down', { token: admin });
+      expect(down.body.devices.id).toEqual([westDevice]);
+      expect(
+        (await req('GET', '/api/devices/status?status=sideways', { token: admin })).status,
+      ).toBe(422);
+      db().prepare('UPDATE devices SET reachability = NULL WHERE id = ?').run(westDevice);
+    });
+
     it('POST /api/latency/delete removes the tracker and its history', async () => {
       const id = (
         db().prepare('SELECT id FROM latency_trackers WHERE device_id = ?').get(eastDevice) as {

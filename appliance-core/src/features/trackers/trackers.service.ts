@@ -29,6 +29,7 @@ import { deleteTrackersOfDevice, trackerIdsOfDevice } from './device-trackers.re
 import {
   latencyRecord,
   latencyTrackerOfDevice,
+  latencyReadings,
   latencyTrackersOfDevices,
   type LatencyTrackerRow,
 } from './latency.repository.js';
@@ -254,6 +255,7 @@ export class TrackersService {
       (ids) => fillMany(ids, alertsOfDevices(db, ids), alertRecord),
       relations.alerts,
     );
+    devices.provideLatencyReadings(() => latencyReadings(db));
     devices.provideDeviceSection(
       'ping',
       (id, window) => {
