@@ -68,10 +68,9 @@ export async function walksRoutes(
     tags: ['tools'],
     summary: "Walk a device's SNMP tree now with its stored credentials (long-running)",
     params: WalkTargetParams,
-    onRequest: deps.toolRuns.hook,
+    admission: deps.toolRuns.hook,
     response: {
       200: Type.Union([LiveWalkResult, StatusMessageBody]),
-      429: StatusMessageBody,
       500: StatusMessageBody,
     },
 

@@ -106,15 +106,14 @@ export async function toolsRoutes(
 ): Promise<void> {
   const { tools } = deps;
   /** Takes a tool-run slot for the caller (429 with Retry-After past the limits). */
-  const runSlot = tools.runs.hook;
+  const admission = tools.runs.hook;
 
   // spec: part2 > Network tools > SSEgetPingInfo
   defineEventStream(app, {
     ...TOOL,
     method: 'GET',
     url: '/api/SSEgetPingInfo/:pingTarget',
-    response: { 429: StatusMessageBody },
-    onRequest: runSlot,
+    admission,
     summary: 'Ping a target 10 times, one event per reply as it arrives, then the summary',
     params: PingParams,
     frames:
@@ -129,10 +128,10 @@ export async function toolsRoutes(
     ...TOOL,
     method: 'POST',
     url: '/api/getPingInfo/:pingTarget',
-    onRequest: runSlot,
+    admission,
     summary: 'Ping a target 4 times (answers within about ten seconds)',
     params: PingParams,
-    response: { 200: PingAnswer, 429: StatusMessageBody },
+    response: { 200: PingAnswer },
     handler: async (request, reply) => {
       const target = targetOf(request.params.pingTarget);
       const result = await tools.ping(target, disconnectSignal(reply));
@@ -145,8 +144,7 @@ export async function toolsRoutes(
     ...TOOL,
     method: 'GET',
     url: '/api/SSEgetMTRInfo/:mtrTarget',
-    response: { 429: StatusMessageBody },
-    onRequest: runSlot,
+    admission,
     summary:
       'MTR for 10 cycles: sent, host and reply frames, always ending with event: stream-complete',
     params: MtrParams,
@@ -164,10 +162,10 @@ export async function toolsRoutes(
     ...TOOL,
     method: 'POST',
     url: '/api/getTracerouteInfo/:traceTarget',
-    onRequest: runSlot,
+    admission,
     summary: 'Traceroute (at most 10 hops) with the path MTU at each hop',
     params: TraceParams,
-    response: { 200: TraceAnswer, 429: StatusMessageBody },
+    response: { 200: TraceAnswer },
     handler: async (request, reply) => {
       const target = targetOf(request.params.traceTarget);
       return {
@@ -182,10 +180,10 @@ export async function toolsRoutes(
     ...TOOL,
     method: 'POST',
     url: '/api/getPortscanInfo',
-    onRequest: runSlot,
+    admission,
     summary: 'Port scan with nmap (timing 3, 4 or 5; optional version detection)',
     body: PortscanBody,
-    response: { 200: PortscanAnswer, 429: StatusMessageBody },
+    response: { 200: PortscanAnswer },
     handler: async (request, reply) => {
       const body = request.body;
       const target = targetOf(body.ip.trim());
@@ -251,12 +249,11 @@ export async function toolsRoutes(
     ...TOOL_ROUTE,
     method: 'POST',
     url: '/api/getSpeedTestInfo',
-    onRequest: runSlot,
+    admission,
     errors: { ...ERROR_PRESETS.message, internal: 'Speed test failed' },
     summary: 'Run a speed test against the configured server and record it',
     response: {
       201: Type.Object({ message: SpeedTestResult }),
-      429: MessageBody,
       409: MessageBody,
       500: Type.Union([StatusMessageBody, MessageBody]),
     },
@@ -299,7 +296,7 @@ export async function toolsRoutes(
     ...TOOL_ROUTE,
     method: 'POST',
     url: '/api/iperf/client/run',
-    onRequest: runSlot,
+    admission,
     errors: {
       ...ERROR_PRESETS.statusMessage,
       validationStatus: 422,
@@ -309,7 +306,6 @@ export async function toolsRoutes(
     body: IperfBody,
     response: {
       201: Type.Object({ message: IperfResult }),
-      429: StatusMessageBody,
       409: StatusMessageBody,
       502: StatusMessageBody,
     },
@@ -378,10 +374,10 @@ export async function toolsRoutes(
     ...TOOL,
     method: 'GET',
     url: '/api/tools/whois/:ip',
-    onRequest: runSlot,
+    admission,
     summary: 'whois record of an IP address',
     params: IpParams,
-    response: { 200: WhoisAnswer, 429: StatusMessageBody },
+    response: { 200: WhoisAnswer },
     handler: async (request, reply) => {
       const ip = ipOf(request.params.ip);
       return { status: 201 as const, message: await tools.whois(ip, disconnectSignal(reply)) };
@@ -393,10 +389,10 @@ export async function toolsRoutes(
     ...TOOL,
     method: 'GET',
     url: '/api/tools/geoip/:ip',
-    onRequest: runSlot,
+    admission,
     summary: 'Geolocation of a globally routable IP address',
     params: IpParams,
-    response: { 200: GeoAnswer, 429: StatusMessageBody },
+    response: { 200: GeoAnswer },
     handler: async (request, reply) => {
       const ip = ipOf(request.params.ip);
       const kind = classifyAddress(ip.value);

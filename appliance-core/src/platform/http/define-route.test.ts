@@ -5,7 +5,7 @@
  * with their own error handler keep their own map; event streams report failures in the stream.
  */
 import { Type } from '@sinclair/typebox';
-import type { RouteOptions } from 'fastify';
+import type { onRequestHookHandler, RouteOptions } from 'fastify';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { defineEventStream, defineRoute, ERROR_PRESETS } from './define-route.js';
@@ -92,6 +92,46 @@ describe('defineRoute', () => {
         ownErrorHandler: false,
         rateLimited: true,
       },
+    ]);
+  });
+
+  it("runs an admission hook after the route's own hooks, and its 429 joins the response map in the failure family", async () => {
+    const { app, routes } = await server();
+    const order: string[] = [];
+    let admit = true;
+    const own: onRequestHookHandler = (_request, _reply, done) => {
+      order.push('own');
+      done();
+    };
+    const admission: onRequestHookHandler = (_request, _reply, done) => {
+      order.push('admission');
+      done(admit ? undefined : failure(429, 'Too many runs'));
+    };
+    defineRoute(app, {
+      method: 'GET',
+      url: '/api/admitted',
+      access: publicAccess,
+      errors: 'statusMessage',
+      tags: ['things'],
+      summary: 'A limited run',
+      response: { 200: Thing },
+      onRequest: own,
+      admission,
+      handler: async () => ({ id: 3 }),
+    });
+    const route = routes[0]!;
+    expect(route.config).toMatchObject({ admission: true });
+    const schema = route.schema as { response: Record<number, unknown> };
+    expect(schema.response[429]).toEqual(StatusMessageBody);
+    expect(app.declaredRoutes[0]?.rateLimited).toBe(true);
+    await app.ready();
+    expect((await app.inject({ method: 'GET', url: '/api/admitted' })).json()).toEqual({ id: 3 });
+    expect(order).toEqual(['own', 'admission']);
+    admit = false;
+    const refused = await app.inject({ method: 'GET', url: '/api/admitted' });
+    expect([refused.statusCode, refused.json()]).toEqual([
+      429,
+      { status: false, message: 'Too many runs' },
     ]);
   });
 

@@ -130,6 +130,12 @@ export interface RouteDeclaration<
   response: R;
   /** A rate limit where the spec sets one (adds 429 to the response map). */
   rateLimit?: RateLimitOptions;
+  /**
+   * An onRequest hook that admits the request or refuses it with 429 (a run limit, such as the
+   * tool-run slots): it runs after the platform's auth check and the route's own onRequest hooks,
+   * and 429 in the route's failure family joins the response map, as for `rateLimit`.
+   */
+  admission?: onRequestHookHandler;
   /** Media types accepted for a request body (default: application/json). */
   accepts?: readonly string[];
   /** Request-body media types for the OpenAPI document (Fastify's `consumes`). */
@@ -173,7 +179,7 @@ export function defineRoute<
         ? { ...d.response }
         : responses(errors, d.response, {
             authenticated: !isPublic,
-            rateLimited: d.rateLimit !== undefined,
+            rateLimited: d.rateLimit !== undefined || d.admission !== undefined,
           }),
   };
   if (isPublic) schema.security = [];
@@ -190,6 +196,11 @@ export function defineRoute<
   if (d.hide) schema.hide = true;
   const config: Record<string, unknown> = { access: d.access, errors };
   if (d.rateLimit !== undefined) config.rateLimit = d.rateLimit;
+  if (d.admission !== undefined) config.admission = true;
+  const onRequest = [
+    ...(d.onRequest === undefined ? [] : [d.onRequest].flat()),
+    ...(d.admission === undefined ? [] : [d.admission]),
+  ];
   if (d.accepts !== undefined) config.accepts = d.accepts;
   if (d.ignoresBody) config.ignoresBody = true;
   app.route({
@@ -197,7 +208,7 @@ export function defineRoute<
     url: d.url,
     config,
     schema,
-    ...(d.onRequest !== undefined ? { onRequest: d.onRequest } : {}),
+    ...(onRequest.length > 0 ? { onRequest } : {}),
     ...(d.preValidation !== undefined ? { preValidation: d.preValidation } : {}),
     ...(d.errorHandler !== undefined ? { errorHandler: d.errorHandler } : {}),
     ...(d.bodyLimit !== undefined ? { bodyLimit: d.bodyLimit } : {}),

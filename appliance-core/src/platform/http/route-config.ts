@@ -33,7 +33,7 @@ export interface DeclaredRoute {
   schema: Record<string, unknown>;
   /** The route renders its own failures (an `errorHandler`: the HTML pages of /auth/*). */
   ownErrorHandler: boolean;
-  /** The route has a rate limit (its failure family answers 429). */
+  /** The route has a rate limit or an admission hook (its failure family answers 429). */
   rateLimited: boolean;
 }
 
@@ -61,10 +61,18 @@ export function enforceRouteDeclarations(app: FastifyInstance): void {
         errors: config.errors,
         schema: route.schema as Record<string, unknown>,
         ownErrorHandler: route.errorHandler !== undefined,
-        rateLimited: (route.config as { rateLimit?: unknown } | undefined)?.rateLimit !== undefined,
+        rateLimited: rateLimited(route.config),
       });
   });
 }
+
+interface RateLimitConfig {
+  rateLimit?: unknown;
+  admission?: boolean;
+}
+
+const rateLimited = (config: RateLimitConfig | undefined) =>
+  config?.rateLimit !== undefined || config?.admission === true;
 
 /** The identity of an authenticated route; the auth hook guarantees it is set. */
 export function identityOf(request: { identity: Identity | null }): Identity {
