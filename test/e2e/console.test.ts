@@ -81,6 +81,29 @@ describe.runIf(enabled)('console in Chromium', { timeout: 90_000 }, () => {
     await clean();
   });
 
+  it('a latency tracker without readings in the window is still named as a tracker', async () => {
+    const created = await a.api(
+      'POST',
+      '/api/device/set',
+      { ip_address: '127.0.0.9', label: 'Quiet one', profile: 'dash_generic' },
+      adminToken,
+    );
+    const id = created.body.device.id as number;
+    // A tracker row the pollers were never told about: it exists, and has no reading.
+    const now = Date.now();
+    a.appliance.db
+      .prepare(
+        "INSERT INTO latency_trackers (device_id, label, interval, created_at, updated_at) VALUES (?, 'Quiet ping', 3600, ?, ?)",
+      )
+      .run(id, now, now);
+    await w.page.goto(`${a.url}/devices/${id}`);
+    const panel = w.page.getByTestId('latency-panel');
+    await panel.getByText('No latency readings in this window').waitFor();
+    await panel.getByText('Readings arrive at the tracker interval', { exact: false }).waitFor();
+    expect(await panel.getByText('no latency tracker', { exact: false }).count()).toBe(0);
+    await clean();
+  });
+
   it('adds a device for 127.0.0.2 and sees it go up', async () => {
     await w.page.goto(`${a.url}/devices`);
     await w.page.getByTestId('add-device').click();

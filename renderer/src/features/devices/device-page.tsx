@@ -48,7 +48,12 @@ export function Page() {
     const end = parseTime(d?.window.end_time) ?? Date.now();
     return [start, end];
   }, [d?.window.start_time, d?.window.end_time]);
-  const icmpingId = (ping[0] as { icmping_id?: number } | undefined)?.icmping_id ?? null;
+  // The tracker's id from its readings or, in a window without readings, from the device's
+  // trackers (a tracker with no points in the window is still a tracker).
+  const icmpingId =
+    (ping[0] as { icmping_id?: number } | undefined)?.icmping_id ??
+    widgets.data?.trackers.find((t) => t.trackerTable === 'latency')?.trackerId ??
+    null;
 
   if (device.isError)
     return <ErrorNotice error={device.error} onRetry={() => void device.refetch()} />;
