@@ -11,7 +11,7 @@
  *   ]);
  *   const eve = await runSuricata({ pcap, rules: [rule(1000001, 'EVIL-ONE', 1)], dir });
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { findProgram } from './peers.js';
@@ -232,4 +232,127 @@ export async function runSuricata(options: {
     (l) => (JSON.parse(l) as { event_type?: string }).event_type === 'alert',
   );
   return { eve, lines, alertLines };
+}
+
+export interface LiveSuricata {
+  /** The eve.json it writes (in its log directory). */
+  eve: string;
+  logDir: string;
+  /** Hands it a pcap of these conversations (it reads each new file in its directory). */
+  feed(exchanges: readonly TcpExchange[]): void;
+  /** SIGHUP: Suricata reopens its log files (what logrotate's postrotate does). */
+  hup(): void;
+  /** Alert lines in `file` (default: the eve.json), as written. */
+  alertLines(file?: string): string[];
+  /** Waits until `file` holds `count` alert lines (bounded). */
+  waitForAlerts(count: number, file?: string, timeoutMs?: number): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+function alertLinesOf(file: string): string[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((l) => l.endsWith('}'))
+    .filter((l) => (JSON.parse(l) as { event_type?: string }).event_type === 'alert');
+}
+
+/**
+ * A running Suricata (`-r <dir> --pcap-file-continuous`): it keeps reading the pcap files that
+ * appear in its input directory (each at least 1 s old, polled every second), writing eve.json
+ * as a live sensor does, so that rename-and-SIGHUP rotation can be tested against the real
+ * thing. Nothing is captured from any interface.
+ */
+export async function startLiveSuricata(options: {
+  dir: string;
+  rules: readonly string[];
+}): Promise<LiveSuricata> {
+  const program = findProgram('suricata');
+  if (!program) throw new Error('suricata is not installed (Debian package: suricata)');
+  const input = path.join(options.dir, 'pcaps');
+  const logDir = path.join(options.dir, 'suricata-log');
+  fs.mkdirSync(input, { recursive: true });
+  fs.mkdirSync(logDir, { recursive: true });
+  const rulesFile = path.join(options.dir, 'test.rules');
+  fs.writeFileSync(rulesFile, options.rules.join('\n') + '\n');
+  const child = spawn(
+    program,
+    [
+      '-r',
+      input,
+      '--pcap-file-continuous',
+      '-S',
+      rulesFile,
+      '-l',
+      logDir,
+      '-k',
+      'none',
+      '--runmode',
+      'single',
+      '--set',
+      'unix-command.enabled=no',
+      '--set',
+      'pcap-file.delay=1',
+      '--set',
+      'pcap-file.poll-interval=1',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  live.add(child);
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (d: string) => {
+    if (stderr.length < 20_000) stderr += d;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const eve = path.join(logDir, 'eve.json');
+  let fed = 0;
+  let minute = 0;
+  return {
+    eve,
+    logDir,
+    feed(exchanges) {
+      fed++;
+      const staging = path.join(options.dir, `staging-${fed}.pcap`);
+      writePcap(staging, exchanges, Date.UTC(2026, 10, 26, 10, minute++));
+      // Old enough for pcap-file.delay from the start: it is read at the next poll.
+      const past = new Date(Date.now() - 5000);
+      fs.utimesSync(staging, past, past);
+      fs.renameSync(staging, path.join(input, `input-${fed}.pcap`));
+    },
+    hup() {
+      child.kill('SIGHUP');
+    },
+    alertLines: (file = eve) => alertLinesOf(file),
+    async waitForAlerts(count, file = eve, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const lines = alertLinesOf(file);
+        if (lines.length >= count) return lines;
+        if (child.exitCode !== null) throw new Error(`suricata exited: ${stderr}`);
+        if (Date.now() > deadline)
+          throw new Error(`suricata wrote ${lines.length} of ${count} alerts in time: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      live.delete(child);
+    },
+  };
 }

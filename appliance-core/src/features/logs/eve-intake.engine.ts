@@ -426,11 +426,13 @@ export class EveIntakeEngine {
     const ops = chunkOps(this.options.file, from, to, alerts, this.options.clock.now());
     const result = await this.options.writer.group(ops);
     let committed = result.committed;
-    if (!committed) {
-      // The outcome may be unknown (a worker lost between COMMIT and its notice) or refused:
-      // the stored position decides.
+    if (!result.committed) {
+      // A group lost with the writer's worker may have committed just before (between COMMIT
+      // and its notice): then the stored position is `to`. Any other failure stored nothing;
+      // the stored position says where to go on (another follower may have moved it).
       const stored = storedEvePosition(this.options.db, this.options.file);
       committed =
+        result.error.startsWith('lost') &&
         stored !== null &&
         stored.dev === to.dev &&
         stored.inode === to.inode &&
@@ -438,7 +440,7 @@ export class EveIntakeEngine {
       if (!committed) {
         this.counts.retries++;
         this.options.log.warn(
-          { error: result.committed ? undefined : result.error },
+          { error: result.error },
           'IDS intake: a chunk was not stored; reading the stored position and retrying',
         );
         this.committed = stored;
