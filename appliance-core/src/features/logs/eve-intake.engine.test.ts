@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../../platform/db/database.js';
 import { migrate } from '../../platform/db/migrate.js';
-import { StorageWriter } from '../../platform/db/storage-writer.js';
+import { StorageWriter, type StorageWriterProducer } from '../../platform/db/storage-writer.js';
 import { EveIntakeEngine, eveIntakeCounters, type EveIntakeOptions } from './eve-intake.engine.js';
 import { storedEvePosition } from './eve-intake.repository.js';
 import { registerEveWrites } from './eve-intake.writes.js';
@@ -237,6 +237,35 @@ describe('following eve.json', () => {
     expect(stored()).toEqual(expected(...range(0, 400)));
     expect(a.counters().stored + b.counters().stored).toBe(400);
     expect(a.counters().retries + b.counters().retries).toBeGreaterThan(0);
+  });
+
+  it('settles groups lost with the writer by the stored position: committed ones are not redone, others are', async () => {
+    fs.writeFileSync(file, lines(0, 300));
+    const real = writer.producer('ids', { flushMs: 5 });
+    let calls = 0;
+    // Every third group: lost before it reached the database; every third+1: committed, then
+    // reported lost (the instant between COMMIT and the notice when the worker dies).
+    const flaky: StorageWriterProducer = {
+      ...real,
+      name: real.name,
+      write: (statement, params) => real.write(statement, params),
+      flush: () => real.flush(),
+      onCommit: (listener) => real.onCommit(listener),
+      stats: () => real.stats(),
+      group: async (ops) => {
+        const n = calls++;
+        if (n % 3 === 0) return { committed: false, error: 'lost: worker exited (test)' };
+        const result = await real.group(ops);
+        return n % 3 === 1 ? { committed: false, error: 'lost: worker exited (test)' } : result;
+      },
+    };
+    const e = engine({ writer: flaky, readBytes: 8192, maxLineBytes: 4096 });
+    await e.start();
+    await until(() => e.counters().stored === 300, '300 rows', 15_000);
+    await settle();
+    expect(stored()).toEqual(expected(...range(0, 300)));
+    expect(e.counters()).toMatchObject({ received: 300, stored: 300 });
+    expect(e.counters().retries).toBeGreaterThan(0);
   });
 
   it('enriches endpoints from the device map and keeps the minute rollup by device and severity', async () => {
