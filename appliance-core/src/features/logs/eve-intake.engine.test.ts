@@ -101,6 +101,20 @@ describe('following eve.json', () => {
     expect(storedEvePosition(db, file)?.offset).toBe(fs.statSync(file).size);
   });
 
+  it('survives an unreadable path (a directory), logging it once, and reads the file that replaces it', async () => {
+    fs.mkdirSync(file);
+    const errors: string[] = [];
+    const log = { ...quiet, error: (_: unknown, msg: string) => void errors.push(msg) };
+    const e = engine({ log: log as unknown as EveIntakeOptions['log'] });
+    await e.start();
+    await settle();
+    expect(errors).toEqual(['IDS intake: reading the eve file failed; retrying']);
+    fs.rmdirSync(file);
+    fs.writeFileSync(file, lines(0, 2));
+    await until(() => e.counters().stored === 2, 'two lines');
+    expect(stored()).toEqual(expected(0, 1));
+  });
+
   it('holds a partial last line until its newline arrives', async () => {
     fs.writeFileSync(file, lines(0, 1) + alert(1).slice(0, 50));
     const e = engine();

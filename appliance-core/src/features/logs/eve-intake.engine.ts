@@ -91,6 +91,7 @@ const PARSE_SLICE = 256;
 const NEWLINE = 0x0a;
 const WAITING_LOG_MS = 600_000;
 const DROP_LOG_MS = 60_000;
+const ERROR_LOG_MS = 60_000;
 
 /** A file being read, with the device and inode that identify it. */
 interface Open {
@@ -146,6 +147,7 @@ export class EveIntakeEngine {
   private skipScan: number | null = null;
   private lastWaitLog = 0;
   private lastDropLog = 0;
+  private lastErrorLog = 0;
   private unloggedDrops = 0;
 
   constructor(private readonly options: EveIntakeOptions) {
@@ -187,7 +189,13 @@ export class EveIntakeEngine {
       try {
         progressed = this.current ? await this.step(this.current) : await this.openFile();
       } catch (err) {
-        this.options.log.error({ err }, 'IDS intake: reading the eve file failed; retrying');
+        // An unreadable file (permissions, a directory ...) is retried at the poll interval and
+        // logged at most once a minute.
+        const now = Date.now();
+        if (now - this.lastErrorLog >= ERROR_LOG_MS) {
+          this.lastErrorLog = now;
+          this.options.log.error({ err }, 'IDS intake: reading the eve file failed; retrying');
+        }
         await this.closeCurrent();
         progressed = false;
       }
@@ -350,14 +358,13 @@ export class EveIntakeEngine {
       return true;
     }
     if (size < BigInt(this.offset)) {
-      this.counts.truncations++;
       this.options.log.info(
         { file: this.options.file },
         'IDS intake: the eve file was truncated; reading it from its start',
       );
       this.skipScan = null;
       // The position moves to 0 on its own, so that a restart does not find the truncation again.
-      await this.commit(open, 0, [], {});
+      if (await this.commit(open, 0, [], {})) this.counts.truncations++;
       return true;
     }
     return false;
