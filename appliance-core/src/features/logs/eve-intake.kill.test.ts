@@ -161,7 +161,7 @@ describe('IDS intake across kill -9 of the appliance process', () => {
 
     server = await startServer(env, [], 60_000);
     const started = Date.now();
-    const deadline = started + 120_000;
+    const deadline = started + 300_000;
     while (count(dbFile) < all.length) {
       if (Date.now() > deadline) throw new Error(`only ${count(dbFile)} of ${all.length} rows`);
       await new Promise((r) => setTimeout(r, 50));
@@ -179,5 +179,5 @@ describe('IDS intake across kill -9 of the appliance process', () => {
     console.log(
       `eve kill -9 test: rows after each kill ${kills.join(', ')}; the rest (${all.length - (kills[kills.length - 1] ?? 0)} alerts) in ${elapsed} ms`,
     );
-  }, 400_000);
+  }, 600_000);
 });
