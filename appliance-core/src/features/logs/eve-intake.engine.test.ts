@@ -225,6 +225,22 @@ describe('following eve.json', () => {
     expect(stored()).toHaveLength(7);
   });
 
+  it('recognises its file by inode after a restart where the device number changed (reboot)', async () => {
+    fs.writeFileSync(file, lines(0, 3));
+    const first = engine();
+    await first.start();
+    await until(() => first.counters().stored === 3, 'three lines');
+    await first.stop();
+    db.prepare('UPDATE eve_intake_state SET dev = dev + 1').run();
+    fs.appendFileSync(file, lines(3, 5));
+    const second = engine();
+    await second.start();
+    await until(() => second.counters().stored === 2, 'the new lines');
+    await settle();
+    expect(stored()).toEqual(expected(...range(0, 5)));
+    expect(storedEvePosition(db, file)?.dev).toBe(BigInt(fs.statSync(file).dev));
+  });
+
   it('starts over when the stored position is not the start of a line (file replaced in place)', async () => {
     fs.writeFileSync(file, lines(0, 2));
     const first = engine();

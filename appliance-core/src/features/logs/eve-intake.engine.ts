@@ -15,7 +15,9 @@
  *   the old file is read to its end, then the new one is followed from 0. Until then the old file
  *   stays open and followed (between the rename and the SIGHUP Suricata still writes to it). A
  *   rotation while the appliance was down is found at start: the old file is looked up by its
- *   device and inode among the path's siblings (`eve.json.1`, `eve.json-2026...`) and finished.
+ *   inode among the path's siblings (`eve.json.1`, `eve.json-2026...`) and finished. At start a
+ *   file is recognised by inode alone (st_dev may change across reboots), with the check that
+ *   the stored position follows a newline.
  * - Truncation (copytruncate, or `> eve.json`): a size below the position starts over from 0; so
  *   does a stored position that is not just after a newline (the file was replaced in place).
  * - A missing file is waited for (polled), never an error. A partial last line is left unread
@@ -209,7 +211,7 @@ export class EveIntakeEngine {
     const stored = this.committed;
     if (stored && stored.offset > 0) {
       const atPath = await this.statId(file);
-      const sameAsPath = atPath && atPath.dev === stored.dev && atPath.inode === stored.inode;
+      const sameAsPath = atPath !== null && atPath.inode === stored.inode;
       const previous = sameAsPath ? file : await this.findRotated(stored);
       if (previous !== null) {
         const opened = await this.openAt(previous, stored);
@@ -245,7 +247,9 @@ export class EveIntakeEngine {
       throw err;
     }
     const st = await handle.stat({ bigint: true });
-    const same = int64(st.dev) === stored.dev && int64(st.ino) === stored.inode;
+    // By inode alone: st_dev may change across reboots (device-mapper, btrfs); the newline
+    // check below guards the rare inode reused by another file.
+    const same = int64(st.ino) === stored.inode;
     let lineStart = false;
     if (same && st.size >= BigInt(stored.offset)) {
       const one = Buffer.alloc(1);
@@ -257,7 +261,7 @@ export class EveIntakeEngine {
       if (same) this.counts.truncations++;
       return false;
     }
-    this.current = { handle, dev: stored.dev, inode: stored.inode };
+    this.current = { handle, dev: int64(st.dev), inode: stored.inode };
     this.offset = stored.offset;
     this.skipScan = null;
     this.options.log.info(
@@ -281,7 +285,7 @@ export class EveIntakeEngine {
       if (name === base || !name.startsWith(base) || /\.(gz|xz|bz2|zst|lz4)$/.test(name)) continue;
       const candidate = path.join(dir, name);
       const id = await this.statId(candidate);
-      if (id && id.dev === stored.dev && id.inode === stored.inode) return candidate;
+      if (id && id.inode === stored.inode) return candidate;
     }
     return null;
   }
