@@ -25,6 +25,36 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
+
+# Suricata (the IDS intake's real peer): Debian 12 carries it only in bookworm-backports. Enable
+# backports from this machine's own Debian mirror (the URI of its existing bookworm entry; never
+# another host) and install suricata from there. Other releases get it from their main suites.
+suricata_release=()
+codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")"
+if [ "$codename" = bookworm ]; then
+  suricata_release=(-t bookworm-backports)
+  if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    mirror="$(awk 'BEGIN { RS = "" } /Suites:[^\n]*bookworm([ \t\n]|$)/ && !/security/ {
+        if (match($0, /URIs:[ \t]*[^ \t\n]+/)) { s = substr($0, RSTART, RLENGTH); sub(/URIs:[ \t]*/, "", s); print s; exit } }' \
+      /etc/apt/sources.list.d/*.sources 2>/dev/null || true)"
+    if [ -z "$mirror" ]; then
+      mirror="$(awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)"
+    fi
+    if [ -z "$mirror" ]; then
+      echo "setup-debian: no bookworm entry in the apt sources to take the backports mirror from" >&2
+      exit 1
+    fi
+    printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+      "$mirror" >/etc/apt/sources.list.d/bookworm-backports.sources
+    echo "setup-debian: enabled bookworm-backports from $mirror"
+  fi
+fi
+if ! dpkg-query -W -f='${Status}' suricata 2>/dev/null | grep -q 'install ok installed'; then
+  echo "setup-debian: installing suricata ${suricata_release[*]}"
+  apt-get -o DPkg::Lock::Timeout=300 update -qq
+  apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "${suricata_release[@]}" suricata >/dev/null
+fi
+
 missing=()
 for pkg in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")

@@ -20,6 +20,8 @@ import {
   walksRoutes,
 } from './devices/index.js';
 import { DiscoveryEngine, localnetsRoutes } from './discovery/index.js';
+import { EveIntakeEngine } from './logs/eve-intake.engine.js';
+import { registerEveWrites } from './logs/eve-intake.writes.js';
 import { oauthFeatureRoutes } from './oauth/index.js';
 import { nodePtySpawn, terminalRoutes } from './terminal/index.js';
 import { TokenService, tokensRoutes } from './tokens/index.js';
@@ -63,6 +65,7 @@ export function createFeatures(ctx: CoreContext): Features {
   });
   registerDeviceWrites(storage);
   registerTrackerWrites(storage);
+  registerEveWrites(storage);
   ctx.metrics.register(
     'storage',
     storageWriterCollector(() => storage.stats()),
@@ -111,6 +114,18 @@ export function createFeatures(ctx: CoreContext): Features {
       },
     ];
   });
+  // IDS intake (APPLIANCE_EVE_FILE; off when unset): its own producer, so that a backlog of eve
+  // lines never takes another feed's share of the writer; one chunk group in flight at a time.
+  const idsIntake = ctx.config.eveFile
+    ? new EveIntakeEngine({
+        file: ctx.config.eveFile,
+        db: ctx.db,
+        writer: storage.producer('ids', { flushMs: 10, maxQueued: 50_000 }),
+        devices: devices.ipMap,
+        log: ctx.log,
+        clock: ctx.clock,
+      })
+    : null;
   devices.registerDeviceCleanup('device-layouts', (id) => deleteLayoutsOfDevice(ctx.db, id));
   return {
     resolver,
@@ -128,6 +143,7 @@ export function createFeatures(ctx: CoreContext): Features {
       discovery,
       trackersEngine,
       urlMonitors,
+      ...(idsIntake ? [idsIntake] : []),
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
       {
         name: 'scheduler',

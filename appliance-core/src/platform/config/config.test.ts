@@ -114,4 +114,15 @@ describe('loadConfig', () => {
       );
     }
   });
+
+  it('takes the eve file from APPLIANCE_EVE_FILE or --eve-file, resolved; unset disables IDS intake', () => {
+    expect(loadConfig({}, [], '/srv').eveFile).toBeUndefined();
+    expect(loadConfig({ APPLIANCE_EVE_FILE: 'suricata/eve.json' }, [], '/srv').eveFile).toBe(
+      '/srv/suricata/eve.json',
+    );
+    expect(
+      loadConfig({ APPLIANCE_EVE_FILE: '/a/eve.json' }, ['--eve-file', '/b/eve.json'], '/').eveFile,
+    ).toBe('/b/eve.json');
+    expect(() => loadConfig({ APPLIANCE_EVE_FILE: '' }, [], '/')).toThrow(/APPLIANCE_EVE_FILE/);
+  });
 });

@@ -39,6 +39,7 @@ export const ConfigSchema = Type.Object({
     }),
   ),
   publicOrigin: Type.Optional(Type.String({ minLength: 1 })),
+  eveFile: Type.Optional(Type.String({ minLength: 1 })),
 });
 export type ApplianceConfig = Static<typeof ConfigSchema>;
 
@@ -191,6 +192,13 @@ export const SETTINGS: readonly Setting[] = [
     default: '16',
     help: 'On-box tool runs the appliance allows at once, all users together',
   },
+  {
+    key: 'eveFile',
+    env: 'APPLIANCE_EVE_FILE',
+    flag: '--eve-file',
+    kind: 'string',
+    help: "Suricata's eve.json to follow for IDS events (alert events are stored); unset disables IDS intake",
+  },
 ];
 
 /**
@@ -287,5 +295,6 @@ export function loadConfig(
   if (problems.length > 0) throw new ConfigError(problems);
   const config = raw as ApplianceConfig;
   config.dataDir = path.resolve(cwd, config.dataDir);
+  if (config.eveFile !== undefined) config.eveFile = path.resolve(cwd, config.eveFile);
   return config;
 }
