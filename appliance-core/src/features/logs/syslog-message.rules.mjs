@@ -175,8 +175,9 @@ function rfc3339(/** @type {string} */ text) {
   return zone.startsWith('-') ? ms + offset : ms - offset;
 }
 
+// `Mmm dd [yyyy] hh:mm:ss[.ffffff]`, then optionally a zone name and/or a year in either order.
 const BSD_TIME =
-  /^([A-Z][a-z]{2}) {1,2}(\d{1,2})(?: (\d{4}))? (\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?(?: (\d{4}))?(?: [A-Z]{3,4})?:? /;
+  /^([A-Z][a-z]{2}) {1,2}(\d{1,2})(?: (\d{4}))? (\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?((?: (?:[A-Z]{3,4}|\d{4})){0,2}):? /;
 
 /**
  * @param {string} text what follows `<PRI>`
@@ -193,9 +194,10 @@ function parse3164(text, receivedAt) {
     const month = MONTHS.indexOf(/** @type {string} */ (bsd[1]));
     if (month >= 0) {
       const received = new Date(receivedAt);
-      let year = Number(bsd[3] ?? bsd[7] ?? received.getUTCFullYear());
-      if (bsd[3] === undefined && bsd[7] === undefined && month > received.getUTCMonth() + 1)
-        year -= 1;
+      const given = bsd[3] ?? /\d{4}/.exec(bsd[7] ?? '')?.[0];
+      let year = Number(given ?? received.getUTCFullYear());
+      // No year: the receipt year, or the one before for a month well after the receipt month.
+      if (given === undefined && month > received.getUTCMonth() + 1) year -= 1;
       const ms = Date.UTC(
         year,
         month,
