@@ -215,7 +215,12 @@ export async function logsRoutes(app: App, ctx: CoreContext, deps: LogsRoutesDep
     method: 'POST',
     url: '/api/syslog/config/:deviceId',
     access: allOf('write_devices'),
-    errors: { ...CONFIG_ERRORS, internal: 'Failed to save the syslog configuration.' },
+    // A body that is not JSON at all: 422 {status: false, message} (the field failures add errors).
+    errors: {
+      validation: 'statusMessage',
+      failure: 'error',
+      internal: 'Failed to save the syslog configuration.',
+    },
     tags: [...TAGS, 'syslog'],
     summary: "Set a device's syslog access config (disabled is stored as min_severity -1)",
     params: ConfigParams,
@@ -231,7 +236,7 @@ export async function logsRoutes(app: App, ctx: CoreContext, deps: LogsRoutesDep
       422: Type.Object({
         status: Type.Literal(false),
         message: Type.String(),
-        errors: Type.Record(Type.String(), Type.Array(Type.String())),
+        errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
       }),
     },
     handler: async (request, reply) => {
@@ -322,7 +327,7 @@ export async function logsRoutes(app: App, ctx: CoreContext, deps: LogsRoutesDep
     method: 'POST',
     url: '/api/eventlog/trackers',
     access: allOf('write_devices'),
-    errors: TRACKER_ERRORS,
+    errors: { ...TRACKER_ERRORS, validation: 'errors', validationStatus: 422 },
     tags: [...TAGS, 'eventlog'],
     summary: 'Track an event-log query on a device (the existing pair is answered with 200)',
     accepts: ['application/json', 'application/x-www-form-urlencoded'],
@@ -331,7 +336,10 @@ export async function logsRoutes(app: App, ctx: CoreContext, deps: LogsRoutesDep
       200: TrackerCreated,
       201: TrackerCreated,
       404: ErrorBody,
-      422: Type.Object({ errors: Type.Record(Type.String(), Type.Array(Type.String())) }),
+      422: Type.Union([
+        Type.Object({ errors: Type.Record(Type.String(), Type.Array(Type.String())) }),
+        ErrorBody,
+      ]),
     },
     handler: async (request, reply) => {
       const body = (request.body ?? {}) as Record<string, unknown>;
