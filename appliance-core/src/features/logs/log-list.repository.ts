@@ -11,12 +11,13 @@
  * or a rare severity never turns into one unbounded scan.
  *
  * Invariants (docs/features/logs.md):
- * - `total` counts matching rows until it has the page and at least TOTAL_CAP matches; past that
- *   the walk stops and `totalCapped` says total is a lower bound (an exact count over ten million
- *   rows is a scan).
- * - The walk checks the deadline between slices: when it passes (1 s by default), the answer is
- *   what was found so far with `partial: true` (rows and total cover the newest part of the
- *   window only).
+ * - `total` counts matching rows until it has the page and at least TOTAL_CAP matches, or has
+ *   the page and spent COUNT_BUDGET_MS counting; the walk then stops and `totalCapped` says total
+ *   is a lower bound (an exact count over ten million rows is a scan). The page itself is then
+ *   complete and exact.
+ * - The walk checks the deadline between slices: when it passes (1 s by default) before the page
+ *   is complete, the answer is what was found so far with `partial: true` (rows and total cover
+ *   the newest part of the window only).
  * - Conditions are SQL written in code with values as parameters (filters.repository.ts builds
  *   them); table and partition names come from the partitioned-table helper only.
  */
@@ -25,6 +26,8 @@ import type { PartitionedTable } from '../../platform/db/partitions.js';
 
 export const SLICE_ROWS = 20_000;
 export const TOTAL_CAP = 10_000;
+/** Once the page is complete, counting further matches stops after this long (ms). */
+export const COUNT_BUDGET_MS = 200;
 
 export interface Condition {
   sql: string;
@@ -100,6 +103,7 @@ export function listWindow<Row>(
   let partial = false;
   let stopped = false;
   const need = request.offset + request.limit;
+  const countUntil = now() + COUNT_BUDGET_MS;
   outer: for (const partition of table.partitions()) {
     const p = q(partition);
     const count = db
@@ -111,7 +115,7 @@ export function listWindow<Row>(
       `SELECT ${request.columns} FROM ${p} WHERE timestamp >= ? AND timestamp <= ? AND (${request.where.sql}) ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`,
     );
     for (const { lower, upper } of slices(db, partition, request.start, request.end)) {
-      if (matched >= need && matched >= TOTAL_CAP) {
+      if (matched >= need && (matched >= TOTAL_CAP || now() > countUntil)) {
         stopped = true;
         break outer;
       }

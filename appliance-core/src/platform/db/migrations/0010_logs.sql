@@ -7,10 +7,11 @@
 -- spec: partitioned tables shed data only by pruning). Tag scope applies by device_id at query
 -- time; a syslog sender no device holds is stored with device_id NULL (unrestricted callers only).
 --
--- Indexes: two per partition, (timestamp) for every window list and (device_id, timestamp) for
--- device filters, tag scope and the device stats. Each index costs the writer about a third of
--- its row rate (docs/features/logs.md, measured); severity and text filters run inside the time
--- slices the list walks (features/logs/log-list.repository.ts), never as a full scan.
+-- Indexes: two per partition. (timestamp, severity, device_id) serves every window list: the
+-- list walks it in time slices (features/logs/log-list.repository.ts) and counts a slice under a
+-- severity filter or a tag scope from the index alone, without reading rows. (device_id,
+-- timestamp) serves device filters over long windows and the device stats. Each index costs the
+-- writer a share of its row rate, so there are no more; text filters read the rows of a slice.
 CREATE TABLE syslog_log_latest (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   device_id INTEGER,                          -- NULL: no device holds the sender's address
@@ -24,7 +25,7 @@ CREATE TABLE syslog_log_latest (
   reported_at INTEGER,                        -- the sender's own timestamp (UTC ms), when it gave one
   malformed INTEGER NOT NULL DEFAULT 0 CHECK (malformed IN (0, 1))
 ) STRICT;
-CREATE INDEX syslog_log_latest_by_time ON syslog_log_latest (timestamp);
+CREATE INDEX syslog_log_latest_by_time ON syslog_log_latest (timestamp, severity, device_id);
 CREATE INDEX syslog_log_latest_by_device ON syslog_log_latest (device_id, timestamp);
 CREATE VIEW syslog_log AS SELECT * FROM syslog_log_latest;
 
@@ -50,7 +51,7 @@ CREATE TABLE eventlog_log_latest (
   record_id INTEGER,                          -- EventRecordID in its channel (de-duplication)
   tracker_id INTEGER                          -- the event-log tracker that fetched it
 ) STRICT;
-CREATE INDEX eventlog_log_latest_by_time ON eventlog_log_latest (timestamp);
+CREATE INDEX eventlog_log_latest_by_time ON eventlog_log_latest (timestamp, severity, device_id);
 CREATE INDEX eventlog_log_latest_by_device ON eventlog_log_latest (device_id, timestamp);
 CREATE VIEW eventlog_log AS SELECT * FROM eventlog_log_latest;
 
