@@ -12,6 +12,8 @@
  * - Nothing here touches a datagram: receive, framing and parsing happen in the worker, so a
  *   flood never stalls the API thread, and the API never stalls intake.
  * - Counters are exact in the worker and read here without a message round trip (a shared array).
+ * - A receiver that dies after its start (never expected: input cannot throw) is logged and
+ *   started again on the same port a second later; its counters carry on.
  *
  * Limits (docs/features/logs.md): a batch is committed every FLUSH_MS or BATCH_ROWS rows, the
  * producer holds at most MAX_QUEUED_WRITES writes (32 rows each: about 130,000 rows, more than a
@@ -29,6 +31,7 @@ const BATCH_ROWS = 2048;
 const MAX_QUEUED_WRITES = 4096;
 const RECEIVE_BUFFER = 8 * 1024 * 1024;
 const STOP_TIMEOUT_MS = 4000;
+const RESTART_DELAY_MS = 1000;
 
 export interface IntakeCounters {
   received: number;
@@ -49,6 +52,9 @@ export class SyslogEngine {
   private delays: number[] = [];
   /** The port both sockets bound, or null when the collector is disabled or stopped. */
   port: number | null = null;
+  private stopping = false;
+  private restartPort: number | null = null;
+  private restartTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly ctx: CoreContext,
@@ -69,7 +75,8 @@ export class SyslogEngine {
     const worker = new Worker(WORKER_URL, {
       workerData: {
         host,
-        port: this.ctx.config.syslogPort === 'auto' ? 'auto' : setting,
+        // After a crash the receiver takes back the port it had (an `auto` port included).
+        port: this.restartPort ?? (this.ctx.config.syslogPort === 'auto' ? 'auto' : setting),
         writerPort,
         counters: this.counterBuffer,
         flushMs: FLUSH_MS,
@@ -90,13 +97,14 @@ export class SyslogEngine {
           else if (msg.type === 'delay') this.recordDelay(msg.ms as number);
         },
       );
-      worker.once('error', (err) => {
+      worker.on('error', (err) => {
         this.ctx.log.error({ err }, 'syslog receiver failed');
         reject(new Error(`syslog: receiver failed: ${err.message}`));
       });
       worker.once('exit', () => {
-        this.worker = null;
+        if (this.worker === worker) this.worker = null;
         reject(new Error('syslog: receiver exited'));
+        if (this.port !== null && !this.stopping) this.restartLater();
       });
     }).catch(async (err: unknown) => {
       await worker.terminate();
@@ -111,8 +119,16 @@ export class SyslogEngine {
   }
 
   async stop(): Promise<void> {
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    this.restartPort = null;
     const worker = this.worker;
-    if (!worker) return;
+    if (!worker) {
+      this.port = null;
+      this.ctx.collectorPorts.delete('syslog');
+      return;
+    }
+    this.stopping = true;
     this.unsubscribe?.();
     this.unsubscribe = null;
     const stopped = new Promise<void>((resolve) => {
@@ -128,7 +144,23 @@ export class SyslogEngine {
     await worker.terminate();
     this.worker = null;
     this.port = null;
+    this.stopping = false;
     this.ctx.collectorPorts.delete('syslog');
+  }
+
+  /** The receiver died after it started (a bug, not input): start it again on its port, at most once a second. */
+  private restartLater(): void {
+    this.ctx.log.error({ port: this.port }, 'syslog receiver exited; restarting it');
+    this.restartPort = this.port;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      this.start().catch((err: unknown) =>
+        this.ctx.log.error({ err }, 'syslog receiver could not restart'),
+      );
+    }, RESTART_DELAY_MS);
+    this.restartTimer.unref();
   }
 
   /** A device's access config changed (null: removed; -1: disabled). */
