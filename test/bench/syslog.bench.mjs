@@ -7,8 +7,8 @@
  *     over the last 24 hours, 1 in 997 carrying the word `needle`.
  *  2. Starts it again with APPLIANCE_SYSLOG_PORT=auto (an ephemeral port: other programs here may
  *     flood 5514) and reads the port from its `collector ports:` line.
- *  3. For each rate of BENCH_SYSLOG_RATES (default 25000,50000,75000,100000,125000 msg/s): a second
- *     process (syslog-sender.mjs) sends for BENCH_SYSLOG_DURATION_S (default 60) seconds while a
+ *  3. For each rate of BENCH_SYSLOG_RATES (default 25000,50000,75000,100000,125000 msg/s): other
+ *     processes (syslog-sender.mjs, BENCH_SYSLOG_SENDERS of them, default 2, the rate split) send for BENCH_SYSLOG_DURATION_S (default 60) seconds while a
  *     bounded loop times GET /api/devices and POST /api/device/set (about 5 a second each); then
  *     waits for the intake to settle and compares sent with stored (GET /api/intake/counters).
  *     Stops after the first rate with loss. Reports the highest zero-loss rate, the p99 of the
@@ -45,6 +45,7 @@ import {
 const PREFILL = intEnv('BENCH_SYSLOG_PREFILL', 10_000_000, 0, 100_000_000);
 const DURATION_S = intEnv('BENCH_SYSLOG_DURATION_S', 60, 1, 3600);
 const LIST_RUNS = intEnv('BENCH_SYSLOG_LIST_RUNS', 20, 1, 1000);
+const SENDERS = intEnv('BENCH_SYSLOG_SENDERS', 2, 1, 8);
 const RATES = (process.env.BENCH_SYSLOG_RATES ?? '25000,50000,75000,100000,125000')
   .split(',')
   .map(Number)
@@ -120,7 +121,17 @@ async function counters(url, token) {
   return res.json.syslog;
 }
 
-function send(port, rate, seconds) {
+/** Sends from BENCH_SYSLOG_SENDERS processes at once (the rate split between them); sums what they sent. */
+async function send(port, rate, seconds) {
+  const parts = await Promise.all(
+    Array.from({ length: SENDERS }, () => sendFromOne(port, rate / SENDERS, seconds)),
+  );
+  const sent = parts.reduce((n, p) => n + p.sent, 0);
+  const elapsed = Math.max(...parts.map((p) => p.seconds));
+  return { sent, seconds: elapsed, rate: sent / elapsed };
+}
+
+function sendFromOne(port, rate, seconds) {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
