@@ -10,8 +10,8 @@
  * Invariants:
  * - A tracker never polled asks for one day of backfill (since = now - 1 day); afterwards from
  *   its cursor (the newest event time stored, and the highest EventRecordID), so a poll that
- *   overlaps the previous one stores nothing twice: events at or below the cursor's record id are
- *   skipped (`duplicates`).
+ *   overlaps the previous one stores nothing twice: events at or below the cursor's record id, and
+ *   at the first poll events older than the day of backfill, are skipped (`duplicates`).
  * - The rows, their rollup counts and the tracker's cursor commit together (an atomic group of
  *   the storage writer, producer `windows`, under its own limit): a crash or a dropped group
  *   leaves the cursor where it was, so the next poll asks again and nothing is lost.
@@ -140,9 +140,12 @@ export class EventLogIntake {
       channel: query.channel,
       levels: JSON.parse(query.levels) as number[],
       event_ids: JSON.parse(query.event_ids) as number[],
+      // After the first poll: from the newest event stored, or from the last poll when none was.
       since: backfill
         ? now - BACKFILL_MS
-        : (tracker.last_event_at ?? tracker.last_polled_at ?? now),
+        : tracker.last_event_at !== null && tracker.last_event_at > 0
+          ? tracker.last_event_at
+          : (tracker.last_polled_at ?? now),
       after_record_id: tracker.last_record_id,
       backfill,
     };

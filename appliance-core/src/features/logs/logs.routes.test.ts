@@ -559,6 +559,15 @@ describe('Windows events ingestion (in process)', () => {
     ]);
     const sum = await call('GET', '/api/eventlog/sevSum', admin);
     expect(sum.body.severityCounts).toMatchObject({ 2: 1, 3: 1, 6: 0, 7: 0 });
+    // A tracker whose first poll found nothing asks from that poll on, never from the epoch.
+    const quiet = await call('POST', '/api/eventlog/trackers', admin, {
+      body: { device_id: inScope, query_id: 5 },
+    });
+    await logs.eventLogIntake.ingest(quiet.body.id, [], t);
+    expect(logs.eventLogIntake.plan(quiet.body.id, t + 5000)).toMatchObject({
+      backfill: false,
+      since: t,
+    });
     expect(logs.eventLogIntake.counters).toMatchObject({
       received: 6,
       stored: 2,
