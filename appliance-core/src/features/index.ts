@@ -22,6 +22,7 @@ import {
 import { DiscoveryEngine, localnetsRoutes } from './discovery/index.js';
 import { EveIntakeEngine } from './logs/eve-intake.engine.js';
 import { registerEveWrites } from './logs/eve-intake.writes.js';
+import { createLogs } from './logs/index.js';
 import { oauthFeatureRoutes } from './oauth/index.js';
 import { nodePtySpawn, terminalRoutes } from './terminal/index.js';
 import { TokenService, tokensRoutes } from './tokens/index.js';
@@ -127,6 +128,19 @@ export function createFeatures(ctx: CoreContext): Features {
       })
     : null;
   devices.registerDeviceCleanup('device-layouts', (id) => deleteLayoutsOfDevice(ctx.db, id));
+  // Syslog intake, Windows events intake and the log feeds' endpoints (issue 14).
+  const logs = createLogs(ctx, { storage, devices });
+  // The IDS follower's counters in GET /api/intake/counters and /metrics (null while it is off).
+  if (idsIntake)
+    logs.counters.register('ids', () => {
+      const { droppedBy, ...counters } = idsIntake.counters();
+      return {
+        ...counters,
+        ...Object.fromEntries(
+          Object.entries(droppedBy).map(([reason, n]) => [`dropped_${reason}`, n]),
+        ),
+      };
+    });
   return {
     resolver,
     engines: [
@@ -143,6 +157,7 @@ export function createFeatures(ctx: CoreContext): Features {
       discovery,
       trackersEngine,
       urlMonitors,
+      logs.syslog,
       ...(idsIntake ? [idsIntake] : []),
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
       {
@@ -170,6 +185,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await dashboardsRoutes(app, ctx, { devices, widgets });
       await trackersRoutes(app, ctx, { trackers, devices });
       await urlMonitorsRoutes(app, ctx, { engine: urlMonitors });
+      await logs.register(app);
       await terminalRoutes(app, ctx, { resolver, spawn: nodePtySpawn() });
     },
   };
