@@ -3,7 +3,13 @@
  * starts, and their routes in registration order.
  */
 import type { CoreContext } from '../platform/context.js';
+import {
+  DAILY_ROTATION,
+  DEFAULT_RETENTION_DAYS,
+  definePartitionedTable,
+} from '../platform/db/partitions.js';
 import { StorageWriter } from '../platform/db/storage-writer.js';
+import { parseTablespaces } from '../platform/db/tablespaces.js';
 import { schedulerCollector, storageWriterCollector } from '../platform/metrics/collectors.js';
 import { Scheduler } from '../platform/scheduler/scheduler.js';
 import type { App } from '../platform/http/http-server.js';
@@ -20,6 +26,7 @@ import {
   walksRoutes,
 } from './devices/index.js';
 import { DiscoveryEngine, localnetsRoutes } from './discovery/index.js';
+import { MaintenanceEngine, maintenanceRoutes, MaintenanceService } from './maintenance/index.js';
 import { oauthFeatureRoutes } from './oauth/index.js';
 import { nodePtySpawn, terminalRoutes } from './terminal/index.js';
 import { TokenService, tokensRoutes } from './tokens/index.js';
@@ -47,7 +54,7 @@ export function createFeatures(ctx: CoreContext): Features {
   const tokens = new TokenService(ctx.db, ctx.clock);
   const resolver = new CachedIdentityResolver(ctx.db, ctx.clock, tokens);
   const tools = new ToolsService(ctx);
-  // One scheduler for the device crawl, walks_log housekeeping, discovery sweeps and tools retention.
+  // One scheduler for the device crawl, partition rotation and retention, discovery sweeps and tools retention.
   const scheduler = new Scheduler(ctx.clock, undefined, undefined, (err, jobs) =>
     ctx.log.error({ err, jobs: jobs.map((j) => j.id) }, 'scheduled job failed'),
   );
@@ -112,6 +119,23 @@ export function createFeatures(ctx: CoreContext): Features {
     ];
   });
   devices.registerDeviceCleanup('device-layouts', (id) => deleteLayoutsOfDevice(ctx.db, id));
+  // Partitioned tables for maintenance, one line each (walks_log registers in its repository).
+  const logTable = {
+    listed: true,
+    rotationCron: DAILY_ROTATION,
+    retentionDays: DEFAULT_RETENTION_DAYS,
+  };
+  definePartitionedTable(ctx.db, {
+    name: 'eve_log',
+    timeColumn: 'timestamp',
+    maintenance: logTable,
+  });
+  const maintenance = new MaintenanceService(
+    ctx.db,
+    ctx.clock,
+    parseTablespaces(ctx.config.tablespaces),
+    ctx.log,
+  );
   return {
     resolver,
     engines: [
@@ -124,10 +148,11 @@ export function createFeatures(ctx: CoreContext): Features {
       },
       { name: 'token-usage', start: () => tokens.start(), stop: () => tokens.stop() },
       new ToolsEngine(tools, ctx.clock, ctx.log, scheduler),
-      new DevicesEngine(devices, scheduler, ctx.clock, ctx.log),
+      new DevicesEngine(devices),
       discovery,
       trackersEngine,
       urlMonitors,
+      new MaintenanceEngine(maintenance, scheduler, ctx.log),
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
       {
         name: 'scheduler',
@@ -155,6 +180,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await trackersRoutes(app, ctx, { trackers, devices });
       await urlMonitorsRoutes(app, ctx, { engine: urlMonitors });
       await terminalRoutes(app, ctx, { resolver, spawn: nodePtySpawn() });
+      await maintenanceRoutes(app, ctx, { maintenance });
     },
   };
 }

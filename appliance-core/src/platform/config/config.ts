@@ -39,6 +39,7 @@ export const ConfigSchema = Type.Object({
     }),
   ),
   publicOrigin: Type.Optional(Type.String({ minLength: 1 })),
+  tablespaces: Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_]{0,30}=/.*$' })),
 });
 export type ApplianceConfig = Static<typeof ConfigSchema>;
 
@@ -190,6 +191,14 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'integer',
     default: '16',
     help: 'On-box tool runs the appliance allows at once, all users together',
+  },
+  {
+    key: 'tablespaces',
+    env: 'APPLIANCE_TABLESPACES',
+    flag: '--tablespaces',
+    kind: 'list',
+    default: '',
+    help: 'Tablespaces for old partitions, comma-separated name=/absolute/dir (each directory holds one database file, attached at start)',
   },
 ];
 

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from './database.js';
+import { migrate } from './migrate.js';
 import {
   definePartitionedTable,
   partitionedTable,
@@ -58,6 +59,7 @@ const indexes = () =>
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'partitions-test-'));
   db = openDatabase(path.join(dir, 'test.db'));
+  migrate(db, NOV21);
   createDemo(db);
 });
 afterEach(() => {
