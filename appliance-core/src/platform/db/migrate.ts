@@ -45,7 +45,7 @@ export type AutoVacuumOutcome = 'incremental' | 'set-on-new-file' | 'vacuumed' |
  * Puts the database in `auto_vacuum = INCREMENTAL`, so that dropping a partition can return its
  * pages to the file system (partitions.ts `reclaimSpace`). Runs outside the migration
  * transaction (neither the pragma nor VACUUM works inside one). A new file gets it before its
- * first table (free). An existing file needs one VACUUM (rewrites the file; needs its size again
+ * first table (a VACUUM of an empty file: instant). An existing file needs one VACUUM (rewrites the file; needs its size again
  * in free space and, measured here, about 1 s per 100 MB): done at start when the file is at
  * most `maxVacuumBytes`; a larger one is left as it is (dropped pages are still reused, the file
  * just does not shrink) and the caller logs how to switch it offline (docs/features/maintenance.md).
@@ -58,7 +58,11 @@ export function ensureIncrementalVacuum(
     return 'incremental';
   const tables = db.prepare('SELECT count(*) AS n FROM sqlite_master').get() as { n: number };
   db.pragma('auto_vacuum = INCREMENTAL');
-  if (tables.n === 0) return 'set-on-new-file';
+  // Setting WAL (openDatabase) already wrote page 1, so even an empty file needs a VACUUM (instant).
+  if (tables.n === 0) {
+    db.exec('VACUUM');
+    return 'set-on-new-file';
+  }
   const bytes =
     (db.pragma('page_count', { simple: true }) as number) *
     (db.pragma('page_size', { simple: true }) as number);
