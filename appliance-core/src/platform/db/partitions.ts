@@ -15,7 +15,8 @@
  * or scan a dated partition. The live `_latest` partition is measured cheaply at each call:
  * first and last time through its time index (two O(log n) lookups), rows estimated as
  * max(rowid) - min(rowid) + 1 (exact while no row was deleted from it: ids are never reused),
- * size by a page walk of dbstat (pages, not rows).
+ * size as rows times the newest dated partition's bytes per row (a dbstat page walk only while
+ * no dated partition exists).
  *
  * Tablespaces (tablespaces.ts). Dated partitions may live in an attached tablespace file; the
  * latest one never moves. A main-schema view cannot name an attached table, so a table with a
@@ -545,18 +546,17 @@ export class PartitionedTable {
 
   /** Counts a dated partition once and stores its bounds (rotation, backfill, after deletes). */
   private recordBounds(ref: PartitionRef, rotatedAt?: number): BoundsRow {
+    // Three statements: count(*) reads the smallest index; a lone min() or max() is one index
+    // lookup, where the three together scan the table (measured: 28 + 0.4 ms against 196 ms on
+    // a million syslog-like rows).
     const t = quote(this.timeColumn);
-    const stats = this.db
-      .prepare(
-        `SELECT count(*) AS rows, min(${t}) AS minTime, max(${t}) AS maxTime FROM ${qualified(ref)}`,
-      )
-      .get() as { rows: number; minTime: number | null; maxTime: number | null };
+    const one = (sql: string) => (this.db.prepare(sql).get() as { v: number | null }).v;
     const row: BoundsRow = {
       partition_name: ref.name,
       tablespace: tablespaceOfSchema(ref.schema),
-      rows: stats.rows,
-      min_time: stats.minTime,
-      max_time: stats.maxTime,
+      rows: one(`SELECT count(*) AS v FROM ${qualified(ref)}`) ?? 0,
+      min_time: one(`SELECT min(${t}) AS v FROM ${qualified(ref)}`),
+      max_time: one(`SELECT max(${t}) AS v FROM ${qualified(ref)}`),
       size_bytes: this.sizeOf(ref),
     };
     this.db
@@ -605,13 +605,23 @@ export class PartitionedTable {
         }
       ).v,
     };
+    const rows = span.first === null || span.last === null ? 0 : span.last - span.first + 1;
+    // Size: the newest dated partition's bytes per row times the rows (a page walk of a live
+    // partition costs ~0.2 s per million rows); measured by dbstat only while none exists.
+    const sample = this.db
+      .prepare(
+        'SELECT rows, size_bytes FROM partition_bounds WHERE table_name = ? AND rows > 0 ORDER BY rotated_at DESC LIMIT 1',
+      )
+      .get(this.name) as { rows: number; size_bytes: number } | undefined;
     return {
       name: this.latest,
       isLatest: true,
-      rows: span.first === null || span.last === null ? 0 : span.last - span.first + 1,
+      rows,
       rowsExact: false,
       ...this.latestTimes(),
-      sizeBytes: this.sizeOf({ name: this.latest, schema: MAIN }),
+      sizeBytes: sample
+        ? Math.round((sample.size_bytes / sample.rows) * rows)
+        : this.sizeOf({ name: this.latest, schema: MAIN }),
       rotatedOn: null,
       tablespace: DEFAULT_TABLESPACE,
     };
