@@ -262,7 +262,7 @@ describe('tablespaces', () => {
       'test.walk',
       `INSERT INTO walks_log_latest (device_id, timestamp, kind, oid_count, duration_ms, walk) VALUES (?, ?, 'live', 1, 1, ?)`,
     );
-    await writer.start();
+    writer.start();
     try {
       writer.write('test.walk', [
         1,
@@ -288,6 +288,21 @@ describe('tablespaces', () => {
       expect(res.body).toEqual(failed('Invalid table name or tablespace name'));
     }
     expect(fs.readdirSync(spaceDir).some((f) => f.includes('..'))).toBe(false);
+    const badFlag = await post('/api/moveTableToTablespace', {
+      table: 'walks_log',
+      tablespace: 'archive',
+      includeIndexes: 'sometimes',
+    });
+    expect(badFlag.status).toBe(422);
+    expect(badFlag.body).toEqual({
+      status: false,
+      hasError: true,
+      message: 'Validation failed',
+      errors: { includeIndexes: ['The includeIndexes field must be true or false.'] },
+    });
+    expect((await post('/api/getTableTablespace', { table: 'walks_log' })).body.message).toBe(
+      'default',
+    );
 
     const res = await post('/api/moveTableToTablespace', {
       tableName: 'walks_log',

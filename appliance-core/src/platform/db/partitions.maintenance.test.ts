@@ -138,7 +138,7 @@ describe('window queries', () => {
     expect(plan).not.toContain(p2);
     expect(plan).not.toContain(p10);
     expect(plan).not.toContain('demo_log_latest');
-    expect((db.prepare(sql).all(from, to) as unknown[]).length).toBe(10);
+    expect(db.prepare(sql).all(from, to).length).toBe(10);
     // A window over the live partition and the newest dated one; one over nothing.
     expect(table.windowPartitions(NOV21 - 2 * DAY, NOV21 + DAY).map((p) => p.name)).toEqual([
       'demo_log_latest',
@@ -298,7 +298,7 @@ describe('tablespaces', () => {
       `INSERT INTO demo_log_latest (device_id, ts, message)
        SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM pragma_database_list WHERE name = 'ts_archive')`,
     );
-    await writer.start();
+    writer.start();
     try {
       for (let i = 0; i < 100; i++) writer.write('test.demo', [1, NOV21 - 2 * DAY + i, 'w']);
       await writer.flush();
