@@ -33,6 +33,9 @@
  * - Every structural change (rotate, drop, the last step of a move) runs in one transaction and
  *   rebuilds the view, so readers see either the old or the new set of partitions.
  * - Rotation keeps AUTOINCREMENT ids increasing across partitions (ids stay unique in the view).
+ * - Rotation rebuilds nothing: the dated partition keeps the live partition's indexes under their
+ *   names, and the fresh live partition gets them named for the next generation
+ *   (`x_latest_g<n>_<role>`), so an index is found by its role, never by its full name.
  * - A schema change to a partitioned table must be applied to every partition
  *   (`partitions()` lists them); the view selects `*` from each.
  * - The main file wins: after a crash between a move's copy and its drop, the partition is in
@@ -276,13 +279,13 @@ export class PartitionedTable {
 
       this.dropViews();
       this.db.exec(`ALTER TABLE ${quote(this.latest)} RENAME TO ${quote(dated)}`);
-      // Index names are schema-wide: move the partition's indexes to names of its own.
-      for (const index of indexes) {
-        this.db.exec(`DROP INDEX ${quote(index.name)}`);
-        this.db.exec(retargetIndex(index, this.latest, dated));
-      }
+      // Index names are schema-wide and SQLite cannot rename an index: the dated partition keeps
+      // its indexes as they are (rebuilding them under dated names held the write lock ~2.5 s per
+      // million rows per index, long enough for the storage writer to give up), and the fresh
+      // live partition gets the same indexes under the next generation's names.
+      const generation = this.nextIndexGeneration();
       this.db.exec(tableSql);
-      for (const index of indexes) this.db.exec(index.sql);
+      for (const index of indexes) this.db.exec(generationIndex(index, this.latest, generation));
       if (sequence !== null)
         this.db
           .prepare('INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)')
@@ -655,6 +658,25 @@ export class PartitionedTable {
       .all(ref.name) as IndexDefinition[];
   }
 
+  /** 1 + the highest index generation of this table in any attached file (2 after the migration's names). */
+  private nextIndexGeneration(): number {
+    let highest = 1;
+    const schemas = [MAIN, ...[...attachedTablespaces(this.db).values()].map((s) => s.schema)];
+    const pattern = new RegExp(`^${this.latest}_g(\\d+)_`);
+    for (const schema of schemas) {
+      const rows = this.db
+        .prepare(
+          `SELECT name FROM ${quoteSchema(schema)}.sqlite_master WHERE type = 'index' AND name LIKE ? ESCAPE '\\'`,
+        )
+        .all(`${this.latest.replace(/_/g, '\\_')}\\_g%`) as { name: string }[];
+      for (const row of rows) {
+        const m = pattern.exec(row.name);
+        if (m) highest = Math.max(highest, Number(m[1]));
+      }
+    }
+    return highest + 1;
+  }
+
   private sequenceOf(table: string): number | null {
     const hasSequence = this.db
       .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'`)
@@ -729,11 +751,17 @@ export class PartitionedTable {
   }
 }
 
-/** The CREATE INDEX statement of `index` moved from table `from` to table `to`, under a name of its own. */
-function retargetIndex(index: IndexDefinition, from: string, to: string): string {
+/**
+ * The CREATE INDEX statement of a live partition's `index` for the fresh live partition, named
+ * for `generation`: `x_latest_by_time` (the migration's) becomes `x_latest_g2_by_time`, then
+ * `x_latest_g3_by_time` ...; a name without the `x_latest_` prefix keeps its text after it.
+ */
+function generationIndex(index: IndexDefinition, latest: string, generation: number): string {
   const m = readIndex(index);
-  const name = m.name.includes(from) ? m.name.replace(from, to) : `${to}_${m.name}`;
-  return `CREATE ${m.unique}INDEX ${quote(name)} ON ${quote(to)} ${m.rest}`;
+  const role = m.name.startsWith(`${latest}_`)
+    ? m.name.slice(latest.length + 1).replace(/^g\d+_/, '')
+    : m.name;
+  return `CREATE ${m.unique}INDEX ${quote(`${latest}_g${generation}_${role}`)} ON ${quote(latest)} ${m.rest}`;
 }
 
 /** The CREATE INDEX statement of `index` (same name) on the table `target` in its schema. */
