@@ -12,7 +12,7 @@
  *   configured ones (or `default`). Request text never becomes an identifier or a path.
  * - Rotation deletes nothing; a table assigned to a tablespace gets its new dated partition
  *   moved there right after (under the table's lock), so "the table's tablespace" stays true.
- * - Every drop is followed by `reclaimSpace()` (incremental vacuum) and logged with the bytes
+ * - Every drop is followed by `reclaimSpaceInSteps()` (incremental vacuum) and logged with the bytes
  *   returned to the file system.
  */
 import type { Logger } from 'pino';
@@ -108,9 +108,9 @@ export class MaintenanceService {
 
   /** Drops the dated partitions whose newest row is older than `cutoff`; returns what it did. */
   deleteOlderThan(table: PartitionedTable, cutoff: number): Promise<DeletedPartitions> {
-    return table.exclusive(() => {
+    return table.exclusive(async () => {
       const dropped = table.dropOlderThan(cutoff);
-      const bytesReturned = dropped.length > 0 ? table.reclaimSpace() : 0;
+      const bytesReturned = dropped.length > 0 ? await table.reclaimSpaceInSteps() : 0;
       if (dropped.length > 0)
         this.log.info({ table: table.name, dropped, bytesReturned }, 'partitions dropped');
       return { dropped, cutoff, bytesReturned };
@@ -132,10 +132,10 @@ export class MaintenanceService {
 
   /** Drops one dated partition; false when it is not one (anymore). */
   deletePartition(table: PartitionedTable, partition: string): Promise<boolean> {
-    return table.exclusive(() => {
+    return table.exclusive(async () => {
       const dropped = table.dropPartition(partition);
       if (dropped) {
-        const bytesReturned = table.reclaimSpace();
+        const bytesReturned = await table.reclaimSpaceInSteps();
         this.log.info({ table: table.name, partition, bytesReturned }, 'partition dropped');
       }
       return dropped;
@@ -182,8 +182,8 @@ export class MaintenanceService {
 
   /** Moves every dated partition of the table to a tablespace (null: back to the main file). */
   moveTable(table: PartitionedTable, space: Tablespace | null): Promise<string[]> {
-    return table.moveToTablespace(space, this.clock.now()).then((moved) => {
-      const bytesReturned = moved.length > 0 ? table.reclaimSpace() : 0;
+    return table.moveToTablespace(space, this.clock.now()).then(async (moved) => {
+      const bytesReturned = moved.length > 0 ? await table.reclaimSpaceInSteps() : 0;
       this.log.info(
         { table: table.name, tablespace: space?.name ?? DEFAULT_TABLESPACE, moved, bytesReturned },
         'partitions moved',
