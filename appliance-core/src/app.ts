@@ -14,7 +14,8 @@ import type { ApplianceConfig } from './platform/config/config.js';
 import type { CoreContext } from './platform/context.js';
 import { openDatabase, type DB } from './platform/db/database.js';
 import { auditRoutes } from './platform/audit/audit.routes.js';
-import { migrate } from './platform/db/migrate.js';
+import { ensureIncrementalVacuum, migrate } from './platform/db/migrate.js';
+import { attachTablespaces, parseTablespaces } from './platform/db/tablespaces.js';
 import { EngineRegistry } from './platform/engines/engine-registry.js';
 import { HttpMetrics, MetricsRegistry, processCollector } from './platform/metrics/metrics.js';
 import { metricsRoutes } from './platform/metrics/metrics.routes.js';
@@ -83,7 +84,15 @@ export async function buildApp(
   let db: DB;
   try {
     db = openDatabase(path.join(config.dataDir, 'appliance.db'));
+    const vacuum = ensureIncrementalVacuum(db);
+    if (vacuum === 'vacuumed')
+      log.info('database switched to incremental auto_vacuum (VACUUM once)');
+    if (vacuum === 'too-large')
+      log.warn(
+        'database too large to switch to incremental auto_vacuum at start: dropped partitions are reused but the file does not shrink (docs/features/maintenance.md)',
+      );
     migrate(db, clock.now());
+    attachTablespaces(db, parseTablespaces(config.tablespaces));
   } catch (err) {
     throw new StartupError((err as Error).message);
   }

@@ -338,6 +338,14 @@ describe('start-up failures give one clear line and exit code 1', () => {
     }
   });
 
+  it('a tablespace directory that does not exist', async () => {
+    const missing = path.join(tempDir(), 'no-such-disk');
+    await expectOneLineFailure(
+      runServer({ APPLIANCE_DATA_DIR: tempDir(), APPLIANCE_TABLESPACES: `archive=${missing}` }),
+      /tablespace archive: directory .*no-such-disk does not exist/,
+    );
+  });
+
   it('bad configuration lists every bad key', async () => {
     const run = runServer({ APPLIANCE_DATA_DIR: tempDir(), APPLIANCE_HTTPS_PORT: 'https' }, [
       '--bogus-flag',

@@ -110,6 +110,7 @@ const FAMILIES: Family[] = [
   'legacyStatus',
   'legacyFields',
   'falseErrors',
+  'legacyValidation',
 ];
 
 /**

@@ -3,7 +3,13 @@
  * starts, and their routes in registration order.
  */
 import type { CoreContext } from '../platform/context.js';
+import {
+  DAILY_ROTATION,
+  DEFAULT_RETENTION_DAYS,
+  definePartitionedTable,
+} from '../platform/db/partitions.js';
 import { StorageWriter } from '../platform/db/storage-writer.js';
+import { parseTablespaces } from '../platform/db/tablespaces.js';
 import { schedulerCollector, storageWriterCollector } from '../platform/metrics/collectors.js';
 import { Scheduler } from '../platform/scheduler/scheduler.js';
 import type { App } from '../platform/http/http-server.js';
@@ -23,6 +29,7 @@ import { DiscoveryEngine, localnetsRoutes } from './discovery/index.js';
 import { EveIntakeEngine } from './logs/eve-intake.engine.js';
 import { registerEveWrites } from './logs/eve-intake.writes.js';
 import { createLogs } from './logs/index.js';
+import { MaintenanceEngine, maintenanceRoutes, MaintenanceService } from './maintenance/index.js';
 import { oauthFeatureRoutes } from './oauth/index.js';
 import { nodePtySpawn, terminalRoutes } from './terminal/index.js';
 import { TokenService, tokensRoutes } from './tokens/index.js';
@@ -50,7 +57,7 @@ export function createFeatures(ctx: CoreContext): Features {
   const tokens = new TokenService(ctx.db, ctx.clock);
   const resolver = new CachedIdentityResolver(ctx.db, ctx.clock, tokens);
   const tools = new ToolsService(ctx);
-  // One scheduler for the device crawl, walks_log housekeeping, discovery sweeps and tools retention.
+  // One scheduler for the device crawl, partition rotation and retention, discovery sweeps and tools retention.
   const scheduler = new Scheduler(ctx.clock, undefined, undefined, (err, jobs) =>
     ctx.log.error({ err, jobs: jobs.map((j) => j.id) }, 'scheduled job failed'),
   );
@@ -141,6 +148,20 @@ export function createFeatures(ctx: CoreContext): Features {
         ),
       };
     });
+  // Partitioned tables for maintenance, one line each (walks_log registers in its repository).
+  const logTable = {
+    listed: true,
+    rotationCron: DAILY_ROTATION,
+    retentionDays: DEFAULT_RETENTION_DAYS,
+  };
+  for (const name of ['syslog_log', 'eventlog_log', 'eve_log'])
+    definePartitionedTable(ctx.db, { name, timeColumn: 'timestamp', maintenance: logTable });
+  const maintenance = new MaintenanceService(
+    ctx.db,
+    ctx.clock,
+    parseTablespaces(ctx.config.tablespaces),
+    ctx.log,
+  );
   return {
     resolver,
     engines: [
@@ -153,12 +174,13 @@ export function createFeatures(ctx: CoreContext): Features {
       },
       { name: 'token-usage', start: () => tokens.start(), stop: () => tokens.stop() },
       new ToolsEngine(tools, ctx.clock, ctx.log, scheduler),
-      new DevicesEngine(devices, scheduler, ctx.clock, ctx.log),
+      new DevicesEngine(devices),
       discovery,
       trackersEngine,
       urlMonitors,
       logs.syslog,
       ...(idsIntake ? [idsIntake] : []),
+      new MaintenanceEngine(maintenance, scheduler, ctx.log),
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
       {
         name: 'scheduler',
@@ -187,6 +209,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await urlMonitorsRoutes(app, ctx, { engine: urlMonitors });
       await logs.register(app);
       await terminalRoutes(app, ctx, { resolver, spawn: nodePtySpawn() });
+      await maintenanceRoutes(app, ctx, { maintenance });
     },
   };
 }

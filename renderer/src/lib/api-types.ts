@@ -182,6 +182,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/deleteOldPartitions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Drop the dated partitions older than a number of weeks (permanent) */
+    post: operations['deleteOldPartitions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/deletePartition': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Drop one dated partition (permanent; never the live one) */
+    post: operations['deletePartition'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/deleteUrl': {
     parameters: {
       query?: never;
@@ -619,6 +653,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/getAvailableTablespaces': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Configured tablespaces (a synthetic default entry when none is configured) */
+    get: operations['getAvailableTablespaces'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/getCredentials': {
     parameters: {
       query?: never;
@@ -741,6 +792,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/getPartitionedTables': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The spec's partitioned tables present on this appliance */
+    get: operations['getPartitionedTables'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/getPermissions': {
     parameters: {
       query?: never;
@@ -854,6 +922,57 @@ export interface paths {
     put?: never;
     /** Run a speed test against the configured server and record it */
     post: operations['getSpeedTestInfo'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/getTableCronSchedule': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A table's rotation schedule and its job id */
+    post: operations['getTableCronSchedule'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/getTablePartitions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Partitions of a table, newest first, with their bounds and sizes */
+    post: operations['getTablePartitions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/getTableTablespace': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The tablespace of a table's dated partitions, or default */
+    post: operations['getTableTablespace'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1311,6 +1430,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/moveTableToTablespace': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Move a table's dated partitions (with their indexes) to a tablespace */
+    post: operations['moveTableToTablespace'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/oauth/clients/{clientId}': {
     parameters: {
       query?: never;
@@ -1632,6 +1768,23 @@ export interface paths {
     put?: never;
     /** Make a local network due for discovery now */
     post: operations['resetDiscoveryTs'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/rotatePartition': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Roll the live partition to a dated one (deletes nothing) */
+    post: operations['rotatePartition'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2053,6 +2206,23 @@ export interface paths {
     put?: never;
     /** Replace a pending device's tags (missing tags are created) */
     post: operations['updatePendingDeviceTags'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/updateTableCronSchedule': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Change a table's rotation schedule (five-field cron, UTC; rotation only) */
+    post: operations['updateTableCronSchedule'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3164,6 +3334,251 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  deleteOldPartitions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          table?: unknown;
+          tableName?: unknown;
+          weeks?: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            details: {
+              deleted_count: number;
+              retention_date: string;
+            };
+            /** @enum {boolean} */
+            hasError: false;
+            message: string;
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  deletePartition: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          partition?: unknown;
+          partitionName?: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: string;
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
             /** @enum {boolean} */
             hasError: true;
             message: string;
@@ -6257,6 +6672,105 @@ export interface operations {
       };
     };
   };
+  getAvailableTablespaces: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: {
+              location: string;
+              name: string;
+              size: number;
+            }[];
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
   getCredentials: {
     parameters: {
       query?: never;
@@ -6856,6 +7370,101 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getPartitionedTables: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: string[];
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
             /** @enum {boolean} */
             hasError: true;
             message: string;
@@ -7525,6 +8134,362 @@ export interface operations {
             | {
                 message: string;
               };
+        };
+      };
+    };
+  };
+  getTableCronSchedule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          table?: unknown;
+          tableName?: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: {
+              jobid: number;
+              schedule: string;
+            } | null;
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getTablePartitions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          table?: unknown;
+          tableName?: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: {
+              first_time: string | null;
+              is_latest: boolean;
+              last_time: string | null;
+              name: string;
+              rotated_on: string | null;
+              rows: number;
+              rows_exact: boolean;
+              size: number;
+              table: string;
+              tablespace: string;
+            }[];
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getTableTablespace: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          table?: unknown;
+          tableName?: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: string;
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
         };
       };
     };
@@ -9840,6 +10805,130 @@ export interface operations {
       };
     };
   };
+  moveTableToTablespace: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          includeIndexes?: unknown;
+          table?: unknown;
+          tableName?: unknown;
+          tablespace?: unknown;
+          tablespaceName?: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: string;
+            moved: string[];
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
   deleteOauthClientsByClientId: {
     parameters: {
       query?: never;
@@ -11774,6 +12863,127 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  rotatePartition: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          table?: unknown;
+          tableName?: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: string;
+            partition: string | null;
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
             /** @enum {boolean} */
             hasError: true;
             message: string;
@@ -14248,6 +15458,129 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  updateTableCronSchedule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          cronSchedule?: unknown;
+          schedule?: unknown;
+          table?: unknown;
+          tableName?: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            jobid: number;
+            message: string;
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
             /** @enum {boolean} */
             hasError: true;
             message: string;

@@ -14,7 +14,7 @@ import { migrate } from '../../platform/db/migrate.js';
 import { Scheduler } from '../../platform/scheduler/scheduler.js';
 import { SecretBox } from '../../platform/security/secret-box.js';
 import { DAY_MS, systemClock } from '../../platform/time/time.js';
-import { walksHousekeeping } from './devices.engine.js';
+import { partitionedTable } from '../../platform/db/partitions.js';
 import { canonicalIp, DevicesService, formatBytes } from './devices.service.js';
 
 let dir: string;
@@ -151,8 +151,16 @@ describe('list scope resolver', () => {
   });
 });
 
-describe('walks_log housekeeping', () => {
-  it('rotates the latest partition once it holds a week of walks and drops partitions past retention', () => {
+describe('walks_log partitions', () => {
+  it('is registered for maintenance (listed, weekly rotation, 84 days); a deleted device keeps its walks until pruning', () => {
+    const table = partitionedTable(db, 'walks_log');
+    expect(table).toBe(devices.walks.table);
+    expect(table?.maintenance).toEqual({
+      listed: true,
+      rotationCron: '0 0 * * 1',
+      retentionDays: 84,
+    });
+    expect(table?.settings()).toMatchObject({ cronSchedule: '0 0 * * 1', retentionDays: 84 });
     const id = insertDevice('127.0.9.4');
     const t0 = Date.UTC(2026, 0, 1);
     devices.walks.insert({
@@ -163,11 +171,7 @@ describe('walks_log housekeeping', () => {
       durationMs: 1,
       truncated: false,
     });
-    expect(walksHousekeeping(devices, t0 + 6 * DAY_MS)).toEqual({ rotated: null, dropped: [] });
-    expect(walksHousekeeping(devices, t0 + 7 * DAY_MS)).toEqual({
-      rotated: 'walks_log_p20260108',
-      dropped: [],
-    });
+    expect(table?.rotate(t0 + 7 * DAY_MS)).toBe('walks_log_p20260108');
     devices.walks.insert({
       deviceId: id,
       timestamp: t0 + 8 * DAY_MS,
@@ -177,15 +181,11 @@ describe('walks_log housekeeping', () => {
       truncated: false,
     });
     expect(devices.walks.latest(id)).toMatchObject({ kind: 'live', oid_count: 1 });
-    expect(walksHousekeeping(devices, t0 + 85 * DAY_MS)).toEqual({
-      rotated: 'walks_log_p20260327',
-      dropped: ['walks_log_p20260108'],
-    });
-    expect(devices.walks.latest(id)).toMatchObject({ kind: 'live' });
-    expect(devices.walks.statsOf(id).rows).toBe(1);
-    // Deleting the device purges every partition.
     expect(devices.delete(id)).toBe('deleted');
-    expect(devices.walks.latest(id)).toBeNull();
+    // Partitioned tables shed data only by pruning: both walks remain, in both partitions.
+    expect(devices.walks.statsOf(id).rows).toBe(2);
+    expect(table?.dropOlderThan(t0 + 85 * DAY_MS)).toEqual(['walks_log_p20260108']);
+    expect(devices.walks.statsOf(id).rows).toBe(1);
   });
 });
 

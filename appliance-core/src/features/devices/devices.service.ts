@@ -212,9 +212,11 @@ export class DevicesService {
     });
 
     // What this feature itself keeps per device; later features register theirs the same way.
+    // A deleted device's walks_log rows stay until their partition is pruned (spec: partitioned
+    // tables shed data only by pruning); only its crawl job goes.
     this.registerDeviceCleanup(
       'walks',
-      (id) => void this.walks.deleteDevice(id),
+      () => {},
       (id) => this.crawl.unschedule(id),
     );
     this.registerDeviceCleanup('snmp-config', (id) => deleteSnmpConfig(db, id));

@@ -1,10 +1,18 @@
 /**
- * SNMP walks (walks_log): a partitioned table (platform/db/partitions.ts). Writes go to the
- * latest partition; reads of a device's newest walk visit partitions newest first and stop at
- * the first hit, each through its (device_id, timestamp) index.
+ * SNMP walks (walks_log): a partitioned table (platform/db/partitions.ts), registered for
+ * maintenance with a weekly rotation and 84 days of retention (the maintenance feature's
+ * scheduler rotates and prunes it). Writes go to the latest partition; reads of a device's
+ * newest walk visit partitions newest first and stop at the first hit, each through its
+ * (device_id, timestamp) index. A deleted device's walks stay until their partition is pruned
+ * (one rule for every partitioned table: they shed data only by pruning; docs/spec-decisions.md).
  */
 import type { DB } from '../../platform/db/database.js';
-import { definePartitionedTable, type PartitionedTable } from '../../platform/db/partitions.js';
+import {
+  DEFAULT_RETENTION_DAYS,
+  definePartitionedTable,
+  WEEKLY_ROTATION,
+  type PartitionedTable,
+} from '../../platform/db/partitions.js';
 import { toIso } from '../../platform/time/time.js';
 import type { WalkRecord } from './devices.schema.js';
 import type { DecodedVarbind } from '../../platform/snmp/snmp.client.js';
@@ -45,7 +53,15 @@ export class WalksRepository {
   readonly table: PartitionedTable;
 
   constructor(private readonly db: DB) {
-    this.table = definePartitionedTable(db, { name: WALKS_TABLE, timeColumn: 'timestamp' });
+    this.table = definePartitionedTable(db, {
+      name: WALKS_TABLE,
+      timeColumn: 'timestamp',
+      maintenance: {
+        listed: true,
+        rotationCron: WEEKLY_ROTATION,
+        retentionDays: DEFAULT_RETENTION_DAYS,
+      },
+    });
   }
 
   insert(walk: NewWalk): WalkRecord {
@@ -115,9 +131,5 @@ export class WalksRepository {
       )
       .get(deviceId) as { rows: number; bytes: number };
     return row;
-  }
-
-  deleteDevice(deviceId: number): number {
-    return this.table.deleteWhere('device_id = ?', [deviceId]);
   }
 }

@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       urlAllowPrivate: 'on',
       toolRunsPerUser: 4,
       toolRunsTotal: 16,
+      tablespaces: [],
     });
   });
 

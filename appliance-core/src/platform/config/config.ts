@@ -40,6 +40,7 @@ export const ConfigSchema = Type.Object({
   ),
   publicOrigin: Type.Optional(Type.String({ minLength: 1 })),
   eveFile: Type.Optional(Type.String({ minLength: 1 })),
+  tablespaces: Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_]{0,30}=/.*$' })),
 });
 export type ApplianceConfig = Static<typeof ConfigSchema>;
 
@@ -198,6 +199,14 @@ export const SETTINGS: readonly Setting[] = [
     flag: '--eve-file',
     kind: 'string',
     help: "Suricata's eve.json to follow for IDS events (alert events are stored); unset disables IDS intake",
+  },
+  {
+    key: 'tablespaces',
+    env: 'APPLIANCE_TABLESPACES',
+    flag: '--tablespaces',
+    kind: 'list',
+    default: '',
+    help: 'Tablespaces for old partitions, comma-separated name=/absolute/dir (each directory holds one database file, attached at start)',
   },
 ];
 

@@ -34,6 +34,43 @@ export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
   return migrations;
 }
 
+/** auto_vacuum values of SQLite. */
+const AUTO_VACUUM_INCREMENTAL = 2;
+/** An existing database at most this large is switched to incremental auto_vacuum at start. */
+export const AUTO_VACUUM_SWITCH_MAX_BYTES = 1024 ** 3;
+
+export type AutoVacuumOutcome = 'incremental' | 'set-on-new-file' | 'vacuumed' | 'too-large';
+
+/**
+ * Puts the database in `auto_vacuum = INCREMENTAL`, so that dropping a partition can return its
+ * pages to the file system (partitions.ts `reclaimSpace`). Runs outside the migration
+ * transaction (neither the pragma nor VACUUM works inside one). A new file gets it before its
+ * first table (a VACUUM of an empty file: instant). An existing file needs one VACUUM (rewrites the file; needs its size again
+ * in free space and, measured here, about 1 s per 100 MB): done at start when the file is at
+ * most `maxVacuumBytes`; a larger one is left as it is (dropped pages are still reused, the file
+ * just does not shrink) and the caller logs how to switch it offline (docs/features/maintenance.md).
+ */
+export function ensureIncrementalVacuum(
+  db: DB,
+  maxVacuumBytes: number = AUTO_VACUUM_SWITCH_MAX_BYTES,
+): AutoVacuumOutcome {
+  if ((db.pragma('auto_vacuum', { simple: true }) as number) === AUTO_VACUUM_INCREMENTAL)
+    return 'incremental';
+  const tables = db.prepare('SELECT count(*) AS n FROM sqlite_master').get() as { n: number };
+  db.pragma('auto_vacuum = INCREMENTAL');
+  // Setting WAL (openDatabase) already wrote page 1, so even an empty file needs a VACUUM (instant).
+  if (tables.n === 0) {
+    db.exec('VACUUM');
+    return 'set-on-new-file';
+  }
+  const bytes =
+    (db.pragma('page_count', { simple: true }) as number) *
+    (db.pragma('page_size', { simple: true }) as number);
+  if (bytes > maxVacuumBytes) return 'too-large';
+  db.exec('VACUUM');
+  return 'vacuumed';
+}
+
 /** Applies pending migrations; returns the ids applied. */
 export function migrate(db: DB, now: number, migrations: Migration[] = loadMigrations()): number[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (

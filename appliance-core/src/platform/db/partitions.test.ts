@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from './database.js';
+import { migrate } from './migrate.js';
 import {
   definePartitionedTable,
   partitionedTable,
@@ -58,6 +59,7 @@ const indexes = () =>
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'partitions-test-'));
   db = openDatabase(path.join(dir, 'test.db'));
+  migrate(db, NOV21);
   createDemo(db);
 });
 afterEach(() => {
@@ -89,16 +91,25 @@ describe('partitioned tables', () => {
     insert(2, NOV21 - DAY, 'old-2');
     expect(table.rotate(NOV21)).toBe('demo_log_p20261121');
     expect(tables()).toEqual(['demo_log_latest', 'demo_log_p20261121']);
+    // The dated partition keeps its indexes (no rebuild); the fresh live one gets generation 2's.
     expect(indexes()).toEqual([
-      { name: 'demo_log_latest_by_device', tbl_name: 'demo_log_latest' },
-      { name: 'demo_log_latest_by_ts', tbl_name: 'demo_log_latest' },
-      { name: 'demo_log_p20261121_by_device', tbl_name: 'demo_log_p20261121' },
-      { name: 'demo_log_p20261121_by_ts', tbl_name: 'demo_log_p20261121' },
+      { name: 'demo_log_latest_by_device', tbl_name: 'demo_log_p20261121' },
+      { name: 'demo_log_latest_by_ts', tbl_name: 'demo_log_p20261121' },
+      { name: 'demo_log_latest_g2_by_device', tbl_name: 'demo_log_latest' },
+      { name: 'demo_log_latest_g2_by_ts', tbl_name: 'demo_log_latest' },
     ]);
+    insert(1, NOV21 + 1);
+    table.rotate(NOV21 + 2);
+    expect(
+      indexes()
+        .filter((i) => i.tbl_name === 'demo_log_latest')
+        .map((i) => i.name),
+    ).toEqual(['demo_log_latest_g3_by_device', 'demo_log_latest_g3_by_ts']);
+    db.prepare('DELETE FROM demo_log_p20261121_2').run();
     insert(1, NOV21, 'new');
     const rows = viewRows();
     expect(rows.map((r) => r.message)).toEqual(['old-1', 'old-2', 'new']);
-    expect(rows.map((r) => r.id)).toEqual([1, 2, 3]);
+    expect(rows.map((r) => r.id)).toEqual([1, 2, 4]);
     // The fresh latest keeps the original DDL (STRICT, constraints).
     expect(() =>
       db
@@ -199,8 +210,8 @@ describe('partitioned tables', () => {
     )
       .map((r) => r.detail)
       .join('\n');
-    expect(plan).toContain('demo_log_latest_by_device');
-    expect(plan).toContain('demo_log_p20261121_by_device');
+    expect(plan).toContain('demo_log_latest_g2_by_device'); // the live partition's
+    expect(plan).toContain('demo_log_latest_by_device'); // the dated partition's
     expect(plan).not.toMatch(/SCAN demo_log_(latest|p20261121)\b(?! USING)/);
   });
 

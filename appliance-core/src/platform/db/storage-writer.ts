@@ -465,6 +465,7 @@ export class StorageWriter {
     const worker = new Worker(WORKER_URL, {
       workerData: {
         file: this.file,
+        attached: this.attachedTablespaces(),
         cacheSizeKb: this.options.cacheSizeKb,
         maxBatch: this.options.maxPending,
         counters: this.shared,
@@ -585,6 +586,17 @@ export class StorageWriter {
    * connection and on a plain one; trigger programs (`Program` opcodes, nested ones included)
    * that only the API connection has are TEMP triggers it would fire.
    */
+  /**
+   * The tablespaces (tablespaces.ts) attached to the API connection, attached by the worker's
+   * connection too at each start: every connection of the process sees the same files.
+   */
+  private attachedTablespaces(): { schema: string; file: string }[] {
+    if (!this.guard) return [];
+    return (this.guard.pragma('database_list') as { name: string; file: string }[])
+      .filter((row) => /^ts_[a-z][a-z0-9_]{0,30}$/.test(row.name))
+      .map((row) => ({ schema: row.name, file: row.file }));
+  }
+
   private refuseWatched(definitions: readonly { name: string; sql: string }[]): void {
     const main = this.guard;
     if (!main || definitions.length === 0) return;

@@ -24,7 +24,7 @@
  *
  * Messages in (parent port):
  *   {type:'define', id, name, sql} | {type:'lane', id, name, port} | {type:'close'}
- *   workerData: {file, cacheSizeKb, maxBatch, counters, statements: [{id, name, sql}], lanes: [{id, name, port}]}
+ *   workerData: {file, attached: [{schema, file}], cacheSizeKb, maxBatch, counters, statements: [{id, name, sql}], lanes: [{id, name, port}]}
  * Messages in (a lane's port): {type:'writes', seq, ops, values, groups}
  *   `ops` is an Int32Array of statement ids; `values` the parameter array of each op (an array
  *   per op clones and binds in about half the time of one flat array sliced per op, measured);
@@ -56,7 +56,7 @@ import Database from 'better-sqlite3';
 
 const port = /** @type {Port} */ (parentPort);
 const data =
-  /** @type {{ file: string, cacheSizeKb: number, maxBatch: number, counters: BigInt64Array, statements: { id: number, name: string, sql: string }[], lanes: { id: number, name: string, port: Port }[] }} */ (
+  /** @type {{ file: string, attached?: { schema: string, file: string }[], cacheSizeKb: number, maxBatch: number, counters: BigInt64Array, statements: { id: number, name: string, sql: string }[], lanes: { id: number, name: string, port: Port }[] }} */ (
     workerData
   );
 /** A busy database (another connection holding the write lock past busy_timeout) is retried, not skipped. */
@@ -68,6 +68,13 @@ db.pragma('synchronous = NORMAL');
 db.pragma('foreign_keys = ON');
 db.pragma('busy_timeout = 5000');
 db.pragma(`cache_size = -${Math.max(64, Math.floor(data.cacheSizeKb))}`);
+// The API connection's tablespaces (platform/db/tablespaces.ts), attached here too.
+for (const space of data.attached ?? []) {
+  if (!/^ts_[a-z][a-z0-9_]{0,30}$/.test(space.schema)) continue;
+  db.prepare(`ATTACH DATABASE ? AS "${space.schema}"`).run(space.file);
+  db.pragma(`"${space.schema}".journal_mode = WAL`);
+  db.pragma(`"${space.schema}".synchronous = NORMAL`);
+}
 
 /** @type {Entry[]} */
 const statements = [];

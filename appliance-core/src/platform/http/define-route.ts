@@ -72,6 +72,8 @@ export const ERROR_PRESETS = {
   legacyFields: { validation: 'legacyFields', failure: 'legacyFields' },
   /** `{status: false, errors}` for validation (400), `{status: false, message}` for failures (device tags). */
   falseErrors: { validation: 'falseErrors', failure: 'falseErrors' },
+  /** 422 `{status: false, hasError: true, message: 'Validation failed', errors}`, the legacy body with the status for failures (data maintenance). */
+  legacyValidation: { validation: 'legacyValidation', failure: 'legacyValidation' },
 } as const satisfies Record<string, RouteErrors>;
 
 export type ErrorPreset = keyof typeof ERROR_PRESETS;

@@ -26,7 +26,9 @@ export type Family =
   /** `{status: false, hasError: true, message: {<field>: [<text>]}}`, HTTP 422 by default (updatePendingDeviceField). */
   | 'legacyFields'
   /** `{status: false, errors: {<field>: [<text>]}}`, HTTP 400 by default, or `{status: false, message}` (device tags). */
-  | 'falseErrors';
+  | 'falseErrors'
+  /** `{status: false, hasError: true, message: 'Validation failed', errors}` (422), or the legacy body with the failure's status (data maintenance). */
+  | 'legacyValidation';
 
 export interface RouteErrors {
   /** Family for schema validation failures (bad body, query or params). */
@@ -93,6 +95,7 @@ const DEFAULT_VALIDATION_STATUS: Record<Family, number> = {
   legacyStatus: 422,
   legacyFields: 422,
   falseErrors: 400,
+  legacyValidation: 422,
 };
 
 export interface Rendered {
@@ -137,6 +140,13 @@ export function render(
         status,
         body: { status: false, hasError: true, message: fields ?? { body: [message] } },
       };
+    case 'legacyValidation':
+      return {
+        status,
+        body: fields
+          ? { status: false, hasError: true, message: VALIDATION_FAILED, errors: fields }
+          : { status: false, hasError: true, message },
+      };
     case 'falseErrors':
       return {
         status,
@@ -160,5 +170,7 @@ export function validationStatus(errors: RouteErrors): number {
 /** Used by routes outside /api that declare nothing (static files, 404s). */
 export const DEFAULT_ERRORS: RouteErrors = { validation: 'messageErrors', failure: 'message' };
 
+/** The message of the legacyValidation family's field errors (spec part 3, getTablePartitions). */
+export const VALIDATION_FAILED = 'Validation failed';
 export const UNAUTHENTICATED_MESSAGE = 'Unauthenticated.';
 export const DENIED_MESSAGE = 'You do not have permission to perform this action.';

@@ -46,6 +46,12 @@ export const FalseErrorsBody = Type.Object({
   errors: Type.Optional(FieldErrorsMap),
   message: Type.Optional(Type.String()),
 });
+export const LegacyValidationBody = Type.Object({
+  status: Type.Literal(false),
+  hasError: Type.Literal(true),
+  message: Type.String(),
+  errors: Type.Optional(FieldErrorsMap),
+});
 
 const FAMILY_BODY: Record<Family, TSchema> = {
   legacy: LegacyFailureBody,
@@ -59,6 +65,7 @@ const FAMILY_BODY: Record<Family, TSchema> = {
   legacyStatus: LegacyStatusBody,
   legacyFields: LegacyFieldsBody,
   falseErrors: FalseErrorsBody,
+  legacyValidation: LegacyValidationBody,
 };
 
 export function familyBody(family: Family): TSchema {
