@@ -11,7 +11,7 @@ import {
 } from '../../../../electron/contract/bridge.js';
 import { cacheScope, useActiveConnection } from '../../lib/active-connection.js';
 import { getConsoleBridge } from '../../lib/bridge.js';
-import { desktopTransport } from '../../lib/desktop-transport.js';
+import { connectionBasePath, desktopTransport } from '../../lib/desktop-transport.js';
 import { dropQueryClient, queryClientFor } from '../../lib/query-client.js';
 import { desktopSessionMarker, useSession } from '../../lib/session.js';
 import { terminalPortInbox } from '../../lib/terminal-ports.js';
@@ -73,9 +73,25 @@ export async function activateConnection(connectionId: string): Promise<void> {
   } catch {
     signedIn = false;
   }
+  // Main signs in to its own appliance on demand (its kept password), and may hold a refresh
+  // token for a remote one: one authenticated request tells.
+  if (!signedIn) signedIn = await answersMe(connectionId);
   if (useActiveConnection.getState().connectionId !== connectionId) return;
   if (signedIn) useSession.getState().signInDesktop(connectionId, null);
   else useSession.getState().signOut();
+}
+
+async function answersMe(connectionId: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${connectionBasePath(connectionId)}/api/me`, {
+      headers: { accept: 'application/json' },
+      credentials: 'omit',
+    });
+    await response.body?.cancel();
+    return response.status === 200;
+  } catch {
+    return false;
+  }
 }
 
 function onConnections(connections: ConnectionSummary[]): void {
