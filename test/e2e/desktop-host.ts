@@ -129,7 +129,7 @@ export async function startDesktopHost(
       ...(hasBody
         ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' }
         : {}),
-    } as RequestInit);
+    });
     const answer = await handler(request);
     const out: Record<string, string> = {};
     answer.headers.forEach((value, name) => {
@@ -205,7 +205,7 @@ export async function startDesktopHost(
           .evaluate(
             ([f, a]) => {
               const control = (globalThis as any).__bridgeDouble;
-              control?.[f as string](...(a as unknown[]));
+              control?.[f](...a);
             },
             [fn, args] as const,
           )
@@ -244,7 +244,7 @@ export async function startDesktopHost(
   const overrides = new Map<string, (input: unknown) => Promise<IpcResult<unknown>>>();
   const ipc = fakeIpcMain();
   const log = (message: string, error?: unknown) =>
-    stack.logged.push(`${message} ${String(error ?? '')}`);
+    stack.logged.push(error instanceof Error ? `${message}: ${error.message}` : message);
   const context: IpcContext = { ipc, log };
   const terminals = new TerminalSessions({ spawnPty, connections: stack.registry, log });
   const bootstrap = (): ConsoleBootstrap => ({

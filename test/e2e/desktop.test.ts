@@ -318,7 +318,9 @@ describe.runIf(enabled)('desktop console in Chromium', { timeout: 120_000 }, () 
     const finished = log.find((e) => e.state === 'finished')!;
     expect(finished.t - first.t).toBeGreaterThan(2000);
     expect(
-      apiRequests().some((p) => p.startsWith(`/appliances/${remoteId}/api/`) && p.includes('ping')),
+      apiRequests().some(
+        (p) => p.startsWith(`/appliances/${remoteId}/api/`) && p.includes('/api/SSEgetPingInfo/'),
+      ),
     ).toBe(true);
     await clean();
   });

@@ -8,7 +8,7 @@ import { useDesktop } from './desktop-store.js';
 
 const MANAGE = '__manage__';
 
-export function ConnectionSwitcher({ afterSwitch = '/' }: { afterSwitch?: string }) {
+export function ConnectionSwitcher() {
   const connections = useDesktop((s) => s.connections);
   const active = useActiveConnection((s) => s.connectionId);
   const navigate = useNavigate();
@@ -35,7 +35,8 @@ export function ConnectionSwitcher({ afterSwitch = '/' }: { afterSwitch?: string
             void navigate('/desktop/connections');
             return;
           }
-          void switchConnection(value).then(() => navigate(afterSwitch));
+          // The overview of the other appliance (the shell sends to sign-in when needed).
+          void switchConnection(value).then(() => navigate('/'));
         }}
       />
       {current && !current.signedIn ? (

@@ -7,11 +7,11 @@
 import { Anchor, Group, Stack } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link, useLocation, useNavigate } from 'react-router';
 
 import { EMBEDDED_CONNECTION_ID } from '../../../../electron/contract/bridge.js';
 import { useActiveConnection } from '../../lib/active-connection.js';
-import { CoreStateBadge, CrashReport } from './appliance-page.js';
+import { CoreStateBadge, CrashReport } from './core-status.js';
 import { CertificateChanged } from './certificate-panels.js';
 import { ConnectionSwitcher } from './connection-switcher.js';
 import { bridgeOrThrow, switchConnection, unwrap } from './desktop-start.js';
@@ -43,6 +43,7 @@ export function DesktopNotices() {
   const connection = useDesktop((s) => s.connections.find((c) => c.id === problem?.connectionId));
   const pendingRoute = useDesktop((s) => s.pendingRoute);
   const navigate = useNavigate();
+  const location = useLocation();
   const queryClient = useQueryClient();
 
   useEffect(() => {
@@ -53,7 +54,12 @@ export function DesktopNotices() {
 
   const showProblem =
     problem && problem.connectionId === active && problem.presentedSha256 && connection;
-  const showCrash = active === EMBEDDED_CONNECTION_ID && core?.failure && core.state === 'failed';
+  // The appliance page shows the report itself.
+  const showCrash =
+    active === EMBEDDED_CONNECTION_ID &&
+    core?.failure &&
+    core.state === 'failed' &&
+    location.pathname !== '/desktop/appliance';
   return (
     <Stack gap="sm" mb={showProblem || showCrash ? 'md' : 0}>
       {showProblem ? (

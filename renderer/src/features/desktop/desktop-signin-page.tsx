@@ -21,7 +21,7 @@ import {
   Title,
 } from '@mantine/core';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { useNavigate, useSearchParams } from 'react-router';
+import { Navigate, useNavigate, useSearchParams } from 'react-router';
 
 import {
   DEVICE_FLOW_FAILURE_CAUSES,
@@ -180,6 +180,7 @@ function DeviceFlow({
 export function Page() {
   const [params] = useSearchParams();
   const expiredAt = useSession((s) => s.expiredAt);
+  const token = useSession((s) => s.token);
   const connectionId = useActiveConnection((s) => s.connectionId);
   const connection = useDesktop((s) => s.connections.find((c) => c.id === connectionId));
   const navigate = useNavigate();
@@ -193,6 +194,8 @@ export function Page() {
   const next = safeNext(params.get('next') ?? expiredAt);
 
   if (!connectionId) return null;
+  // Switched to an appliance main is already signed in to: back to the page.
+  if (token) return <Navigate to={next} replace />;
   const signedIn = (user: { id: number; email: string; name: string } | null) => {
     useSession.getState().signInDesktop(connectionId, user);
     void navigate(next, { replace: true });
@@ -231,7 +234,7 @@ export function Page() {
       <Paper withBorder p="lg" w={400} component="main">
         <Stack gap="sm">
           <Title order={1}>Sign in</Title>
-          <ConnectionSwitcher afterSwitch="/signin" />
+          <ConnectionSwitcher />
           <Text size="sm" c="dimmed" data-testid="signin-origin">
             {connection ? connection.origin : ''}
           </Text>
