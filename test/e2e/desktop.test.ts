@@ -268,7 +268,7 @@ describe.runIf(enabled)('desktop console in Chromium', { timeout: 120_000 }, () 
     await w.page.goto(`${host.url}/devices`);
     await w.page.getByRole('link', { name: `${IMG} remote switch` }).waitFor();
     await w.page.getByTestId('connection-switcher').click();
-    await w.page.getByRole('option', { name: /this computer/ }).click();
+    await w.page.getByRole('option', { name: 'This computer' }).click();
     await w.page.getByRole('heading', { name: 'Overview' }).waitFor();
     await w.page.getByRole('link', { name: 'Devices' }).first().click();
     await w.page.getByRole('row').nth(1).waitFor();
@@ -428,7 +428,7 @@ describe.runIf(enabled)('desktop console in Chromium', { timeout: 120_000 }, () 
 
   it('the embedded appliance crashes: the report with its log tail, then restart from the window', async () => {
     await w.page.getByTestId('connection-switcher').click();
-    await w.page.getByRole('option', { name: /this computer/ }).click();
+    await w.page.getByRole('option', { name: 'This computer' }).click();
     await w.page.getByRole('heading', { name: 'Overview' }).waitFor();
     process.kill(stack.embedded.pid as number, 'SIGKILL');
     const report = w.page.getByTestId('crash-report');

@@ -2,7 +2,9 @@
 import { Badge, Group, Select, Tooltip } from '@mantine/core';
 import { useNavigate } from 'react-router';
 
+import { EMBEDDED_CONNECTION_ID } from '../../../../electron/contract/bridge.js';
 import { useActiveConnection } from '../../lib/active-connection.js';
+import { useSession } from '../../lib/session.js';
 import { switchConnection } from './desktop-start.js';
 import { useDesktop } from './desktop-store.js';
 
@@ -25,14 +27,22 @@ export function ConnectionSwitcher() {
         data={[
           ...connections.map((c) => ({
             value: c.id,
-            label: c.kind === 'embedded' ? `${c.name} (this computer)` : c.name,
+            label:
+              c.kind === 'embedded' && !/this computer/i.test(c.name)
+                ? `${c.name} (this computer)`
+                : c.name,
           })),
           { value: MANAGE, label: 'Manage appliances…' },
         ]}
         onChange={(value) => {
           if (!value || value === active) return;
           if (value === MANAGE) {
-            void navigate('/desktop/connections');
+            // The page lives in the signed-in frame: from a signed-out appliance's sign-in page,
+            // go through this computer's appliance (main signs in to it by itself).
+            const via = useSession.getState().token
+              ? Promise.resolve()
+              : switchConnection(EMBEDDED_CONNECTION_ID);
+            void via.then(() => navigate('/desktop/connections'));
             return;
           }
           // The overview of the other appliance (the shell sends to sign-in when needed).

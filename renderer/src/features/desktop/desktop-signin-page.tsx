@@ -6,7 +6,6 @@
  */
 import {
   Alert,
-  Anchor,
   Button,
   Center,
   Code,
@@ -294,10 +293,7 @@ export function Page() {
           <Divider label="or" />
           <DeviceFlow connectionId={connectionId} onSignedIn={() => signedIn(null)} />
           <Text size="xs" c="dimmed">
-            The account needs the <Code>api</Code> (or <Code>sa</Code>) permission.{' '}
-            <Anchor size="xs" onClick={() => void navigate('/desktop/connections')}>
-              Manage appliances
-            </Anchor>
+            The account needs the <Code>api</Code> (or <Code>sa</Code>) permission.
           </Text>
         </Stack>
       </Paper>
