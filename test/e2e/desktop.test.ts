@@ -451,4 +451,31 @@ describe.runIf(enabled)('desktop console in Chromium', { timeout: 120_000 }, () 
     await screenshot(w.page, 'desktop-appliance-restarted');
     await clean();
   });
+
+  it('collectors: off until turned on, then on, with the bound address and ports main reports', async () => {
+    await w.page.goto(`${host.url}/desktop/appliance`);
+    await w.page.getByTestId('collectors').waitFor();
+    expect(await w.page.getByTestId('collector-ports').count()).toBe(0);
+    await w.page.getByTestId('collectors-switch').click({ force: true });
+    const ports = w.page.getByTestId('collector-ports');
+    await ports.waitFor({ timeout: 45_000 });
+    await w.page
+      .getByTestId('core-state')
+      .filter({ hasText: 'ready' })
+      .first()
+      .waitFor({ timeout: 45_000 });
+    const bound = stack.embedded.status().collectors;
+    expect(bound.enabled).toBe(true);
+    const text = (await ports.textContent()) ?? '';
+    const shown = Object.values(bound.ports)
+      .flatMap((p) => [p.udp, p.tcp])
+      .filter((p) => p !== undefined);
+    // Exactly what the running appliance reported binding (this appliance-core's receivers may
+    // not all exist yet: then the table says nothing is bound).
+    for (const port of shown) expect(text).toContain(`${bound.bindAddress}:${port}/`);
+    if (shown.length === 0) expect(text).toContain('nothing bound yet');
+    expect(await w.page.getByTestId('collectors-switch').isChecked()).toBe(true);
+    await screenshot(w.page, 'desktop-appliance-collectors');
+    await clean();
+  });
 });
