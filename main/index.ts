@@ -46,7 +46,7 @@ import { registerCoreIpc } from './ipc/core.ipc.js';
 import type { IpcContext } from './ipc/register.js';
 import { registerShellIpc } from './ipc/shell.ipc.js';
 import { registerTerminalIpc } from './ipc/terminal.ipc.js';
-import { provisionalConsoleCsp } from './protocol/console-csp.js';
+import { CONSOLE_PAGE_POLICY } from './protocol/console-csp.js';
 import {
   CONSOLE_SCHEME_REGISTRATION,
   createConsoleProtocolHandler,
@@ -154,7 +154,7 @@ function run(): void {
         CONSOLE_SCHEME,
         createConsoleProtocolHandler({
           rendererRoot: paths.rendererRoot,
-          contentSecurityPolicy: provisionalConsoleCsp,
+          ...CONSOLE_PAGE_POLICY,
           proxy,
         }),
       );

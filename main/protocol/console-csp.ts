@@ -1,24 +1,23 @@
 /**
- * The Content-Security-Policy the protocol handler applies to the console's HTML.
+ * The console's Content-Security-Policy as the desktop's protocol handler applies it: the one
+ * string the console defines in renderer/csp.mjs (the appliance serves the web console with the
+ * same template, read from renderer/dist/console.json), with a fresh nonce per answer templated
+ * into index.html where the console's build left its placeholder (Vite's html.cspNonce).
  *
- * The policy is the console's: one string defined in renderer/ (the console issue), applied by
- * the appliance to the web console and by this handler to the desktop window. Until the console
- * exposes it in its build output, the desktop app applies this provisional policy of the same
- * shape; main/index.ts is the one place that chooses which policy is injected.
- * Everything the desktop console loads is same-origin (`app://console`, appliance APIs included,
- * through the proxy), so `'self'` covers fetch and event streams; terminals use MessagePorts.
+ * Imported, not copied: esbuild bundles renderer/csp.mjs into main/dist/index.cjs, so the packaged
+ * app cannot drift from the console it serves.
  */
-export function provisionalConsoleCsp(nonce: string): string {
-  return [
-    "default-src 'self'",
-    "script-src 'self'",
-    `style-src 'self' 'nonce-${nonce}'`,
-    "img-src 'self' data:",
-    "font-src 'self'",
-    "connect-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
+import { consoleCsp, CSP_NONCE_PLACEHOLDER } from '../../renderer/csp.mjs';
+
+export { consoleCsp };
+
+/** The console's index.html for one answer: every nonce placeholder replaced by `nonce`. */
+export function renderConsoleIndexHtml(html: string, nonce: string): string {
+  return html.split(CSP_NONCE_PLACEHOLDER).join(nonce);
 }
+
+/** What main/index.ts hands the protocol handler for the console's pages (and the tests use). */
+export const CONSOLE_PAGE_POLICY = {
+  contentSecurityPolicy: consoleCsp,
+  renderIndexHtml: renderConsoleIndexHtml,
+} as const;

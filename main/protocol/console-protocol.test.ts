@@ -4,7 +4,8 @@ import path from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { provisionalConsoleCsp } from './console-csp.js';
+import { CONSOLE_CSP_TEMPLATE, CSP_NONCE_PLACEHOLDER } from '../../renderer/csp.mjs';
+import { CONSOLE_PAGE_POLICY, consoleCsp, renderConsoleIndexHtml } from './console-csp.js';
 import {
   CONSOLE_SCHEME_REGISTRATION,
   createConsoleProtocolHandler,
@@ -106,12 +107,44 @@ describe('app://console', () => {
     expect(proxied).toEqual(['app://console/appliances/embedded/api/me']);
   });
 
-  it('the provisional policy allows same-origin only and no inline script', () => {
-    const csp = provisionalConsoleCsp('abc');
-    expect(csp).toContain("script-src 'self'");
-    expect(csp).toContain("connect-src 'self'");
-    expect(csp).toContain("style-src 'self' 'nonce-abc'");
-    expect(csp).not.toContain('unsafe-inline');
-    expect(csp).toContain("frame-ancestors 'none'");
+  it("applies the console's own CSP (renderer/csp.mjs), its nonce templated into index.html", async () => {
+    const consoleRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'console-protocol-csp-'));
+    // The shape of the console build's index.html: Vite's html.cspNonce placeholder on its tags.
+    fs.writeFileSync(
+      path.join(consoleRoot, 'index.html'),
+      `<html><head><meta property="csp-nonce" nonce="${CSP_NONCE_PLACEHOLDER}">` +
+        `<script type="module" nonce="${CSP_NONCE_PLACEHOLDER}" src="/assets/a.js"></script></head></html>`,
+    );
+    // What main/index.ts passes to the handler.
+    const desktop = createConsoleProtocolHandler({
+      rendererRoot: consoleRoot,
+      ...CONSOLE_PAGE_POLICY,
+      proxy: () => Promise.resolve(new Response(null, { status: 500 })),
+    });
+    const seen = new Set<string>();
+    for (let i = 0; i < 2; i++) {
+      const answer = await desktop(new Request('app://console/devices/1'));
+      const header = answer.headers.get('content-security-policy') ?? '';
+      const html = await answer.text();
+      const nonce = /nonce="([^"]+)"/.exec(html)?.[1] ?? '';
+      expect(nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+      expect(html).not.toContain(CSP_NONCE_PLACEHOLDER);
+      expect(html.split(`nonce="${nonce}"`)).toHaveLength(3);
+      // The same string the appliance serves the web console with (its template, this nonce).
+      expect(header).toBe(CONSOLE_CSP_TEMPLATE.replace('{nonce}', nonce));
+      seen.add(nonce);
+    }
+    expect(seen.size).toBe(2);
+  });
+
+  it("the policy is the built console's when the build is there (renderer/dist/console.json)", () => {
+    const manifest = path.resolve(import.meta.dirname, '../../renderer/dist/console.json');
+    if (!fs.existsSync(manifest)) return;
+    const built = JSON.parse(fs.readFileSync(manifest, 'utf8')) as {
+      csp: string;
+      noncePlaceholder: string;
+    };
+    expect(consoleCsp('N0NCE')).toBe(built.csp.replace('{nonce}', 'N0NCE'));
+    expect(renderConsoleIndexHtml(`a${built.noncePlaceholder}b`, 'N0NCE')).toBe('aN0NCEb');
   });
 });

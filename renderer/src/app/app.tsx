@@ -10,7 +10,8 @@ import { useMemo, useState } from 'react';
 import { RouterProvider } from 'react-router';
 
 import { cspNonce } from '../lib/csp-nonce.js';
-import { createQueryClient } from '../lib/query-client.js';
+import { cacheScope, useActiveConnection } from '../lib/active-connection.js';
+import { queryClientFor } from '../lib/query-client.js';
 import { createConsoleRouter } from './router.js';
 import { usePrefs } from '../lib/prefs.js';
 import { themeFor } from './theme.js';
@@ -18,8 +19,14 @@ import { themeFor } from './theme.js';
 const colorSchemeManager = localStorageColorSchemeManager({ key: 'console.color-scheme' });
 
 export function App() {
-  const [queryClient] = useState(createQueryClient);
-  const [router] = useState(() => createConsoleRouter(queryClient));
+  // One cache per appliance (desktop app; a browser has one): switching connection switches it.
+  const connectionId = useActiveConnection((s) => s.connectionId);
+  const queryClient = queryClientFor(cacheScope(connectionId));
+  const [router] = useState(() =>
+    createConsoleRouter(() =>
+      queryClientFor(cacheScope(useActiveConnection.getState().connectionId)),
+    ),
+  );
   const density = usePrefs((s) => s.density);
   const theme = useMemo(() => themeFor(density), [density]);
   return (

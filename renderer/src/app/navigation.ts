@@ -1,10 +1,11 @@
 /** The console's pages: the navigation, the command palette and the `g <key>` shortcuts share it. */
+import { isDesktop } from '../lib/bridge.js';
 import type { Permission } from '../lib/caller.js';
 
 export interface PageEntry {
   path: string;
   label: string;
-  group: 'Monitor' | 'Tools' | 'Inventory' | 'Administration';
+  group: 'Monitor' | 'Tools' | 'Inventory' | 'Administration' | 'Desktop';
   /** Shown when the caller holds any of these (none = everyone). */
   anyOf?: Permission[];
   /** `g <key>` jumps here. */
@@ -65,3 +66,12 @@ export const PAGES: PageEntry[] = [
     icon: '⇄',
   },
 ];
+
+/** Pages of the desktop app (the bridge is there before the console starts). */
+if (isDesktop()) {
+  PAGES.push(
+    { path: '/desktop/connections', label: 'Appliances', group: 'Desktop', icon: '⇆' },
+    { path: '/desktop/appliance', label: "This computer's appliance", group: 'Desktop', icon: '⌂' },
+    { path: '/desktop/terminals', label: 'Terminals', group: 'Desktop', icon: '⌨' },
+  );
+}

@@ -6,6 +6,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { createBrowserRouter, type RouteObject } from 'react-router';
 
 import { RouteError } from '../components/ui/route-error.js';
+import { isDesktop } from '../lib/bridge.js';
 import { callerQuery } from '../lib/caller.js';
 import { devicesQuery, pingQuery } from '../lib/devices-api.js';
 import { useSession } from '../lib/session.js';
@@ -18,22 +19,48 @@ const page = (load: () => Promise<PageModule>) => async () => ({ Component: (awa
  * Starts a page's main query with the navigation, in parallel with its code chunk (the page finds
  * it in the cache). Never blocks the navigation: the promise is not awaited.
  */
+/** The query client, or a function giving the active connection's (desktop: one per appliance). */
+type ClientSource = QueryClient | (() => QueryClient) | null;
+
 function prefetch(
-  queryClient: QueryClient | null,
+  source: ClientSource,
   start: (client: QueryClient, url: URL) => Promise<unknown>,
 ) {
   return ({ request }: { request: Request }) => {
+    const queryClient = typeof source === 'function' ? source() : source;
     if (queryClient && useSession.getState().token)
       void start(queryClient, new URL(request.url)).catch(() => undefined);
     return null;
   };
 }
 
-export function consoleRoutes(queryClient: QueryClient | null = null): RouteObject[] {
+/** Pages of the desktop app only (the bridge is there before the router is built). */
+function desktopRoutes(): RouteObject[] {
+  if (!isDesktop()) return [];
+  return [
+    {
+      path: 'desktop/connections',
+      lazy: page(() => import('../features/desktop/connections-page.js')),
+    },
+    {
+      path: 'desktop/appliance',
+      lazy: page(() => import('../features/desktop/appliance-page.js')),
+    },
+    {
+      path: 'desktop/terminals',
+      lazy: page(() => import('../features/desktop/terminals-page.js')),
+    },
+  ];
+}
+
+export function consoleRoutes(queryClient: ClientSource = null): RouteObject[] {
   return [
     {
       path: '/signin',
-      lazy: page(() => import('../features/signin/signin-page.js')),
+      // In the desktop window sign-in goes through the main process (IPC), never the proxy.
+      lazy: isDesktop()
+        ? page(() => import('../features/desktop/desktop-signin-page.js'))
+        : page(() => import('../features/signin/signin-page.js')),
     },
     {
       path: '/',
@@ -82,6 +109,7 @@ export function consoleRoutes(queryClient: QueryClient | null = null): RouteObje
         { path: 'users', lazy: page(() => import('../features/users/users-page.js')) },
         { path: 'tokens', lazy: page(() => import('../features/tokens/tokens-page.js')) },
         { path: 'oauth-clients', lazy: page(() => import('../features/oauth/oauth-page.js')) },
+        ...desktopRoutes(),
         { path: '*', lazy: page(() => import('../components/ui/not-found-page.js')) },
       ],
     },
@@ -98,6 +126,6 @@ function filterOf(params: URLSearchParams) {
   } as const;
 }
 
-export function createConsoleRouter(queryClient: QueryClient) {
+export function createConsoleRouter(queryClient: ClientSource) {
   return createBrowserRouter(consoleRoutes(queryClient));
 }

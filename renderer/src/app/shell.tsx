@@ -23,7 +23,10 @@ import { Suspense, useState } from 'react';
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 
 import { RowsSkeleton } from '../components/ui/feedback.js';
+import { DesktopHeader, DesktopNotices } from '../features/desktop/desktop-frame.js';
+import { signOutDesktop } from '../features/desktop/desktop-start.js';
 import { api } from '../lib/api-client.js';
+import { isDesktop } from '../lib/bridge.js';
 import { useCaller } from '../lib/caller.js';
 import { usePrefs } from '../lib/prefs.js';
 import { useSession } from '../lib/session.js';
@@ -106,7 +109,9 @@ export function Shell() {
   const groups = [...new Set(visible.map((p) => p.group))];
   const signOut = async () => {
     try {
-      await api.post('/api/logout');
+      // Desktop: main holds the tokens and signs out (the proxy refuses /api/logout).
+      if (isDesktop()) await signOutDesktop();
+      else await api.post('/api/logout');
     } catch {
       // the token may already be dead: signing out locally is what matters
     }
@@ -140,6 +145,7 @@ export function Shell() {
                 {hostname}
               </Text>
             ) : null}
+            {isDesktop() ? <DesktopHeader /> : null}
           </Group>
           <UnstyledButton onClick={() => setPaletteOpen(true)} className="console-search-button">
             <Group gap="xs" justify="space-between" wrap="nowrap">
@@ -223,6 +229,7 @@ export function Shell() {
         </ScrollArea>
       </AppShell.Navbar>
       <AppShell.Main>
+        {isDesktop() ? <DesktopNotices /> : null}
         <Suspense fallback={<RowsSkeleton />}>
           <Outlet />
         </Suspense>

@@ -18,3 +18,24 @@ export function createQueryClient(): QueryClient {
     },
   });
 }
+
+const clients = new Map<string, QueryClient>();
+
+/**
+ * One cache per appliance connection (desktop app; `browser` in a browser): switching connection
+ * switches cache, switching back finds the first one as it was, and a mutation's invalidation
+ * can never reach another appliance's data. A removed connection's cache is dropped.
+ */
+export function queryClientFor(scope: string): QueryClient {
+  let client = clients.get(scope);
+  if (!client) {
+    client = createQueryClient();
+    clients.set(scope, client);
+  }
+  return client;
+}
+
+export function dropQueryClient(scope: string): void {
+  clients.get(scope)?.clear();
+  clients.delete(scope);
+}

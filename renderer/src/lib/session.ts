@@ -20,6 +20,11 @@ export interface SessionState {
   /** Set when the token died: the sign-in page explains it and returns here afterwards. */
   expiredAt: string | null;
   signIn: (token: string, user: SessionUser) => void;
+  /**
+   * Desktop app: main holds the connection's tokens, so `token` holds a marker
+   * (desktopSessionMarker), never a credential, and nothing is written to sessionStorage.
+   */
+  signInDesktop: (connectionId: string, user: SessionUser | null) => void;
   /** The token is dead: forget it, remember where the person was. */
   expire: (returnTo: string) => void;
   signOut: () => void;
@@ -63,6 +68,9 @@ export const useSession = create<SessionState>()((set) => ({
     save(token, user);
     set({ token, user, expiredAt: null });
   },
+  signInDesktop(connectionId, user) {
+    set({ token: desktopSessionMarker(connectionId), user, expiredAt: null });
+  },
   expire(returnTo) {
     save(null, null);
     set({ token: null, user: null, expiredAt: returnTo });
@@ -72,6 +80,11 @@ export const useSession = create<SessionState>()((set) => ({
     set({ token: null, user: null, expiredAt: null });
   },
 }));
+
+/** What `token` holds in the desktop app while main holds a sign-in for the connection. */
+export function desktopSessionMarker(connectionId: string): string {
+  return `desktop-session:${connectionId}`;
+}
 
 function fnv1a(text: string): string {
   let hash = 0x811c9dc5;
