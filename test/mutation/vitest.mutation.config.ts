@@ -10,6 +10,7 @@ import { defineConfig } from 'vitest/config';
 
 const ALL = [
   'appliance-core/src/platform/security/password.test.ts',
+  'appliance-core/src/platform/security/tokens.test.ts',
   'appliance-core/src/features/tokens/tokens.routes.test.ts',
   'appliance-core/src/features/oauth/oauth.rules.test.ts',
   'appliance-core/src/platform/http/scoping.test.ts',
