@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_SCRYPT,
+  dummyPasswordHash,
   hashPassword,
   needsRehash,
   passwordPolicyProblem,
@@ -189,6 +190,16 @@ describe('verifyPassword: the parameter bounds of a stored hash', () => {
     ]) {
       expect(await verifyPassword('Passw0rd-x', stored), stored).toBe(false);
     }
+  });
+});
+
+describe('dummyPasswordHash (verified against for unknown users, so they cost the same)', () => {
+  it('is one hash at the default strength, made once, that no guess verifies against', async () => {
+    const first = dummyPasswordHash();
+    expect(dummyPasswordHash()).toBe(first);
+    const hash = await first;
+    expect(hash).toMatch(new RegExp(`^scrypt\\$131072\\$8\\$1\\$${B64URL}{22}\\$${B64URL}{43}$`));
+    expect(await verifyPassword('', hash)).toBe(false);
   });
 });
 
