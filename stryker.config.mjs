@@ -18,7 +18,8 @@ export default {
     'appliance-core/src/platform/db/storage-writer.ts',
   ],
   checkers: [],
-  concurrency: 2,
+  // The machine is shared: one test runner (run under `nice -n 19`, one module at a time).
+  concurrency: 1,
   timeoutMS: 30_000,
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: 'test-results/mutation.json' },

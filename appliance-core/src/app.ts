@@ -141,6 +141,7 @@ export async function buildApp(
     publicOrigin: config.publicOrigin,
     version: APPLIANCE_VERSION,
     metrics: httpMetrics,
+    clock,
   });
   await openapiRoutes(app);
   await auditRoutes(app, { db });

@@ -470,10 +470,12 @@ describe.runIf(enabled)('desktop console in Chromium', { timeout: 120_000 }, () 
     const shown = Object.values(bound.ports)
       .flatMap((p) => [p.udp, p.tcp])
       .filter((p) => p !== undefined);
-    // Exactly what the running appliance reported binding (this appliance-core's receivers may
-    // not all exist yet: then the table says nothing is bound).
+    // Exactly what the running appliance reported binding: syslog on UDP and TCP with one
+    // ephemeral number, never the standalone default (the NetFlow collector does not exist yet).
+    expect(bound.ports.syslog?.udp).toBeGreaterThan(0);
+    expect(bound.ports.syslog?.tcp).toBe(bound.ports.syslog?.udp);
+    expect(bound.ports.syslog?.udp).not.toBe(5514);
     for (const port of shown) expect(text).toContain(`${bound.bindAddress}:${port}/`);
-    if (shown.length === 0) expect(text).toContain('nothing bound yet');
     expect(await w.page.getByTestId('collectors-switch').isChecked()).toBe(true);
     await screenshot(w.page, 'desktop-appliance-collectors');
     await clean();

@@ -730,5 +730,18 @@ describe('sign-in rate limit (own appliance, default proxy settings)', () => {
     // Other endpoints are not throttled by it, and the token issued before still works.
     expect((await call(h, 'POST', '/api/information')).status).toBe(200);
     expect((await call(h, 'GET', '/api/me', { token: ok.body.access_token })).status).toBe(200);
+
+    // The window runs on the appliance's clock and ends when Retry-After says: still closed 2 s
+    // before, open after (a refused request takes far less than the 1 s of rounding left).
+    const again = await login({ email: 'admin', password: 'wrong' });
+    expect(again.status).toBe(429);
+    const seconds = Number(again.headers['retry-after']);
+    expect(seconds).toBeGreaterThan(2);
+    h.clock.advance((seconds - 2) * 1000);
+    expect((await login({ email: 'admin', password: 'wrong' })).status).toBe(429);
+    h.clock.advance(2000);
+    const reopened = await login({ email: 'admin', password: ADMIN_PASSWORD });
+    expect(reopened.status).toBe(200);
+    expect(reopened.body.status).toBe(201);
   });
 });

@@ -10,6 +10,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CoreContext } from '../../platform/context.js';
 import { openDatabase, type DB } from '../../platform/db/database.js';
+import type { Identity } from '../../platform/http/identity.js';
 import { migrate } from '../../platform/db/migrate.js';
 import { Scheduler } from '../../platform/scheduler/scheduler.js';
 import { SecretBox } from '../../platform/security/secret-box.js';
@@ -148,6 +149,57 @@ describe('list scope resolver', () => {
     link.run(b, east);
     expect([...devices.scopeResolver([east]).deviceIds].sort()).toEqual([a, b].sort());
     expect(devices.scopeOfIdentity({ tagIds: null } as never)).toBeNull();
+  });
+});
+
+// The unfiltered GET /api/devices answer, cached per tag scope (devices.routes.ts serves it).
+describe('unfiltered list cache', () => {
+  it('serialises the list once per tag scope and answers repeats from memory until a listed column changes', () => {
+    const asList = (tagIds: number[] | null) => ({ tagIds }) as unknown as Identity;
+    let serialised = 0;
+    const serialize = (list: unknown[]) => {
+      serialised++;
+      return JSON.stringify(list);
+    };
+    const ids = (json: Buffer | null) =>
+      (JSON.parse(String(json)) as { id: number }[]).map((d) => d.id).sort((x, y) => x - y);
+    const a = insertDevice('10.8.0.1');
+    const first = devices.cachedListJson(asList(null), {}, serialize);
+    expect(serialised).toBe(1);
+    expect(ids(first)).toEqual([1, a]);
+    // Hits: the same encoded answer, no new serialisation.
+    for (let i = 0; i < 3; i++)
+      expect(devices.cachedListJson(asList(null), {}, serialize)).toBe(first);
+    expect(serialised).toBe(1);
+
+    // Another tag scope is its own entry, then a hit too.
+    const tag = Number(
+      db.prepare(`INSERT INTO tags (slug, name, type) VALUES ('lab', 'lab', 'device')`).run()
+        .lastInsertRowid,
+    );
+    db.prepare('INSERT INTO device_tags (device_id, tag_id) VALUES (?, ?)').run(a, tag);
+    const scoped = devices.cachedListJson(asList([tag]), {}, serialize);
+    expect(ids(scoped)).toEqual([a]);
+    expect(devices.cachedListJson(asList([tag]), {}, serialize)).toBe(scoped);
+    expect(serialised).toBe(2);
+    // The tag link invalidated the unrestricted entry too (its tags changed): one rebuild, then hits.
+    expect(devices.cachedListJson(asList(null), {}, serialize)).not.toBe(first);
+    expect(devices.cachedListJson(asList(null), {}, serialize)).toBe(
+      devices.cachedListJson(asList(null), {}, serialize),
+    );
+    expect(serialised).toBe(3);
+
+    // A column the list does not show (reachability) keeps the entries; a listed one drops them.
+    db.prepare(`UPDATE devices SET reachability = 'up', reachability_at = 5 WHERE id = ?`).run(a);
+    expect(devices.cachedListJson(asList([tag]), {}, serialize)).toBe(scoped);
+    expect(serialised).toBe(3);
+    const b = insertDevice('10.8.0.2');
+    expect(ids(devices.cachedListJson(asList(null), {}, serialize))).toEqual([1, a, b]);
+    expect(serialised).toBe(4);
+
+    // A filtered query is never cached.
+    expect(devices.cachedListJson(asList(null), { search: '10.8' }, serialize)).toBeNull();
+    expect(serialised).toBe(4);
   });
 });
 

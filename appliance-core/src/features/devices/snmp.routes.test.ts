@@ -4,6 +4,7 @@
  * and 127.0.0.3 (device 1 is 127.0.0.1), with a v2c community and v3 users at every level.
  * Expected values come from Net-SNMP's own snmpwalk, an independent client.
  */
+import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   startAppliance,
@@ -591,33 +592,47 @@ describe.runIf(havePeer('snmpd', 'snmpd'))('SNMP through the API (real snmpd)', 
     });
 
     it('runs at most two live walks at once, and a walk that gets no answer fails with {status: false, message}', async () => {
-      const silent = await req('POST', '/api/device/set', {
-        token: admin,
-        body: {
-          ip_address: '127.0.0.6',
-          label: 'silent',
-          profile: 'dash_generic',
-          enable_snmp: true,
-          snmpconfig: { snmp_community: 'c', snmp_port: 9 },
-        },
-      });
-      const id = silent.body.device.id as number;
-      const walks = [
-        req('POST', `/api/getSNMPWalkInfo/${id}`, { token: admin }),
-        req('POST', `/api/getSNMPWalkInfo/${id}`, { token: admin }),
-      ];
-      await new Promise((r) => setTimeout(r, 300));
-      const third = await req('POST', `/api/getSNMPWalkInfo/${v2Device}`, { token: admin });
-      expect(third.body).toEqual({
-        status: false,
-        message: 'Another SNMP walk is running; try again when it has finished',
-      });
-      for (const walk of await Promise.all(walks)) {
-        expect(walk.status).toBe(200);
-        expect(walk.body).toEqual({
-          status: false,
-          message: 'SNMP walk failed: SNMP request to 127.0.0.6:9 timed out',
+      // A silent agent: a UDP socket that records requests and never answers.
+      const agent = dgram.createSocket('udp4');
+      const askedFrom = new Set<number>();
+      agent.on('message', (_message, remote) => askedFrom.add(remote.port));
+      await new Promise<void>((resolve) => agent.bind(0, '127.0.0.6', resolve));
+      const agentPort = agent.address().port;
+      try {
+        const silent = await req('POST', '/api/device/set', {
+          token: admin,
+          body: {
+            ip_address: '127.0.0.6',
+            label: 'silent',
+            profile: 'dash_generic',
+            enable_snmp: true,
+            snmpconfig: { snmp_community: 'c', snmp_port: agentPort },
+          },
         });
+        const id = silent.body.device.id as number;
+        const walks = [
+          req('POST', `/api/getSNMPWalkInfo/${id}`, { token: admin }),
+          req('POST', `/api/getSNMPWalkInfo/${id}`, { token: admin }),
+        ];
+        // Both walks are under way once the agent has heard from two sessions.
+        const deadline = Date.now() + 10_000;
+        while (askedFrom.size < 2 && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 10));
+        expect(askedFrom.size).toBe(2);
+        const third = await req('POST', `/api/getSNMPWalkInfo/${v2Device}`, { token: admin });
+        expect(third.body).toEqual({
+          status: false,
+          message: 'Another SNMP walk is running; try again when it has finished',
+        });
+        for (const walk of await Promise.all(walks)) {
+          expect(walk.status).toBe(200);
+          expect(walk.body).toEqual({
+            status: false,
+            message: `SNMP walk failed: SNMP request to 127.0.0.6:${agentPort} timed out`,
+          });
+        }
+      } finally {
+        agent.close();
       }
       expect(
         (await req('POST', `/api/getSNMPWalkInfo/${v2Device}`, { token: admin }, true)).body.status,

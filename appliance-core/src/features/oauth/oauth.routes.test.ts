@@ -18,6 +18,7 @@ import {
   type RequestOptions,
   type Response,
 } from '../../../../test/harness/appliance.js';
+import { PER_MINUTE } from '../../platform/http/rate-limit.js';
 import { HTML_CSP } from '../../platform/http/security-headers.js';
 import { hashToken } from '../../platform/security/tokens.js';
 import { totpCodeAt } from '../../platform/security/totp.js';
@@ -2444,6 +2445,23 @@ describe('rate limits (appliance with the default configuration)', () => {
     await plain?.close();
   });
 
+  /**
+   * The limit's window runs on the appliance's clock and ends when Retry-After says: `send` is
+   * still refused 2 s before, served after (a refused request takes far less than the 1 s of
+   * rounding left).
+   */
+  async function expectWindowReopens(send: () => Promise<Response>): Promise<void> {
+    const refused = await send();
+    expect(refused.status).toBe(429);
+    const seconds = Number(refused.headers['retry-after']);
+    expect(seconds).toBeGreaterThan(2);
+    expect(seconds).toBeLessThanOrEqual(PER_MINUTE / 1000);
+    plain.clock.advance((seconds - 2) * 1000);
+    expect((await send()).status, 'just before the window ends').toBe(429);
+    plain.clock.advance(2000);
+    expect((await send()).status, 'once the window has ended').not.toBe(429);
+  }
+
   it('the /api/oauth/* group and POST /auth/token share one bucket of 30 per minute per client address: 429 with Retry-After', async () => {
     const hit = (i: number) => {
       switch (i % 4) {
@@ -2490,17 +2508,28 @@ describe('rate limits (appliance with the default configuration)', () => {
         })
       ).status,
     ).toBe(201);
+    // The window is a minute on the appliance's clock: still closed just before, open after.
+    await expectWindowReopens(() => hit(0));
   });
 
   it('POST /auth/register: 10 per minute per client address', async () => {
-    let last: Response | undefined;
-    for (let i = 0; i < 10; i++) {
-      last = await plain.request('POST', '/auth/register', { body: {} });
-      if (last.status === 429) break;
+    // A fresh window (the previous test spent one registration in the current one).
+    plain.clock.advance(PER_MINUTE);
+    const register = () => plain.request('POST', '/auth/register', { body: {} });
+    for (let i = 1; i <= 10; i++) {
+      const res = await register();
+      expect(res.status, `request ${i}`).toBe(422);
+      expect(res.body.message, `request ${i}`).toBe('The client name field is required.');
     }
-    // One registration was spent by the previous test.
-    expect(last!.status).toBe(429);
-    expect(last!.body.error).toBe('temporarily_unavailable');
+    const limited = await register();
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({
+      error: 'temporarily_unavailable',
+      error_description: expect.stringMatching(/^Too Many Attempts\. Retry after \d+ seconds\.$/),
+    });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
+    await expectWindowReopens(register);
   });
 
   it('POST /auth/signin: 10 per minute per client address, answered with a page', async () => {
@@ -2509,7 +2538,7 @@ describe('rate limits (appliance with the default configuration)', () => {
         raw: { contentType: FORM, data: 'username=a&password=b' },
         headers: { accept: 'text/html' },
       });
-    for (let i = 0; i < 10; i++) expect((await post()).status).toBe(403);
+    for (let i = 1; i <= 10; i++) expect((await post()).status, `request ${i}`).toBe(403);
     const limited = await post();
     expect(limited.status).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
@@ -2518,6 +2547,7 @@ describe('rate limits (appliance with the default configuration)', () => {
     expect(limited.body).toContain(
       'Too many requests from your address. Wait a minute and try again.',
     );
+    await expectWindowReopens(post);
   });
 
   it('ignores X-Forwarded-Host and X-Forwarded-Proto without a trusted proxy', async () => {
@@ -2530,6 +2560,80 @@ describe('rate limits (appliance with the default configuration)', () => {
 
 // spec: part1 > OAuth device-code flow; Errors
 describe('secrets never leak', () => {
+  it('stores each secret as its SHA-256 digest (computed here, not by the code under test), never the plaintext', async () => {
+    const sha256 = (text: string) => crypto.createHash('sha256').update(text, 'utf8').digest();
+    const db = h.appliance.db;
+    const expectDigest = (stored: unknown, secret: string, what: string) => {
+      expect(Buffer.isBuffer(stored), `${what} is a BLOB`).toBe(true);
+      expect((stored as Buffer).toString('hex'), what).toBe(sha256(secret).toString('hex'));
+    };
+
+    // Client secret (a confidential client, looked up by its public id).
+    const client = await approvedClient({
+      client_name: 'Digest check',
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'client_secret_post',
+    });
+    const clientRow = db
+      .prepare('SELECT client_secret_hash FROM oauth_clients WHERE client_id = ?')
+      .get(client.client_id) as { client_secret_hash: unknown };
+    expectDigest(clientRow.client_secret_hash, client.client_secret as string, 'client secret');
+
+    // Authorization code, before it is exchanged (looked up by the client, which has only it).
+    const { code, codeVerifier } = await authorizationCode(aliceBrowser, client);
+    const codeRows = db
+      .prepare('SELECT code_hash FROM oauth_authorization_codes WHERE client_id = ?')
+      .all(client.client_id) as { code_hash: unknown }[];
+    expect(codeRows).toHaveLength(1);
+    expectDigest(codeRows[0]!.code_hash, code, 'authorization code');
+
+    // Access and refresh tokens issued for it.
+    const issued = await exchange(client, code, codeVerifier);
+    expect(issued.status).toBe(200);
+    const accessRows = db
+      .prepare('SELECT id, token_hash FROM access_tokens WHERE client_id = ?')
+      .all(client.client_id) as { id: number; token_hash: unknown }[];
+    expect(accessRows).toHaveLength(1);
+    expectDigest(accessRows[0]!.token_hash, issued.body.access_token, 'access token');
+    const refreshRows = db
+      .prepare('SELECT token_hash FROM oauth_refresh_tokens WHERE access_token_id = ?')
+      .all(accessRows[0]!.id) as { token_hash: unknown }[];
+    expect(refreshRows).toHaveLength(1);
+    expectDigest(refreshRows[0]!.token_hash, issued.body.refresh_token, 'refresh token');
+
+    // Device code and user code (a device flow with a name no other test uses).
+    const device = await startDevice({ client_name: 'Digest check device' });
+    const deviceRows = db
+      .prepare(
+        "SELECT device_code_hash, user_code_hash FROM oauth_device_codes WHERE client_name = 'Digest check device'",
+      )
+      .all() as { device_code_hash: unknown; user_code_hash: unknown }[];
+    expect(deviceRows).toHaveLength(1);
+    expectDigest(deviceRows[0]!.device_code_hash, device.device_code, 'device code');
+    expectDigest(deviceRows[0]!.user_code_hash, device.user_code, 'user code');
+
+    // No plaintext anywhere in the OAuth tables or the token table.
+    const secrets = [
+      client.client_secret as string,
+      code,
+      issued.body.access_token as string,
+      issued.body.refresh_token as string,
+      device.device_code,
+      device.user_code,
+    ];
+    const tables = (
+      db
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND (name LIKE 'oauth_%' OR name = 'access_tokens')",
+        )
+        .all() as { name: string }[]
+    ).map((t) => t.name);
+    for (const table of tables) {
+      const dump = JSON.stringify(db.prepare(`SELECT * FROM ${table}`).all());
+      for (const secret of secrets) expect(dump, table).not.toContain(secret);
+    }
+  });
+
   it('stores only digests of device codes, user codes, authorization codes, refresh tokens and client secrets', async () => {
     const rows = h.appliance.db
       .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'oauth_%'")

@@ -7,6 +7,7 @@
  * so the clock can be moved (30-day listing rule) without their credentials expiring.
  * Logins (10 per minute per client address) are kept under the limit: 8 in all.
  */
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   startAppliance,
@@ -241,6 +242,15 @@ describe('GET /api/tokens', () => {
     const stored = JSON.stringify(h.appliance.db.prepare('SELECT * FROM access_tokens').all());
     expect(stored).not.toContain(created.access_token);
     expect(stored).not.toContain(created.access_token.slice(4));
+    // The stored value is the SHA-256 digest of the whole token, computed here independently.
+    const rows = h.appliance.db
+      .prepare("SELECT token_hash FROM access_tokens WHERE name = 'secret-check'")
+      .all() as { token_hash: unknown }[];
+    expect(rows).toHaveLength(1);
+    expect(Buffer.isBuffer(rows[0]!.token_hash)).toBe(true);
+    expect((rows[0]!.token_hash as Buffer).toString('hex')).toBe(
+      crypto.createHash('sha256').update(created.access_token, 'utf8').digest('hex'),
+    );
   });
 
   it('refuses a request without a valid bearer token with 401', async () => {

@@ -105,7 +105,32 @@ const NOT_IPS = [
 
 // --- whois ----------------------------------------------------------------------------------------
 
-describe.runIf(HAVE_WHOIS)('GET /api/tools/whois/{ip}', () => {
+describe('GET /api/tools/whois/{ip}: refusals (whois is never started)', () => {
+  it.each(NOT_IPS)('answers Invalid IP address format for %j and starts nothing', async (ip) => {
+    const res = await h.request('GET', `/api/tools/whois/${enc(ip)}`, { token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: false, message: INVALID_IP });
+    expect(spawned).toEqual([]);
+    expect(fs.existsSync('/tmp/appliance-injection-probe')).toBe(false);
+  });
+
+  it('names the missing program', async () => {
+    engine.service.configure({ searchPath: [fs.mkdtempSync(path.join(os.tmpdir(), 'no-tools-'))] });
+    const res = await h.request('GET', '/api/tools/whois/8.8.8.8', { token });
+    expect(res.body).toEqual({
+      status: false,
+      message: 'whois is not installed (Debian package whois)',
+    });
+  });
+
+  it('refuses callers without the tools permission', async () => {
+    const res = await h.request('GET', '/api/tools/whois/8.8.8.8', { token: outsider });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(DENIED);
+  });
+});
+
+describe.runIf(HAVE_WHOIS)('GET /api/tools/whois/{ip}: runs whois', () => {
   it('answers the registry record as key/value pairs', async () => {
     whoisAnswer = [
       '% This is a comment',
@@ -158,14 +183,6 @@ describe.runIf(HAVE_WHOIS)('GET /api/tools/whois/{ip}', () => {
     expect(whoisQueries.at(-1)).toBe('2001:4860:4860::8888\r\n');
   });
 
-  it.each(NOT_IPS)('answers Invalid IP address format for %j and starts nothing', async (ip) => {
-    const res = await h.request('GET', `/api/tools/whois/${enc(ip)}`, { token });
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: false, message: INVALID_IP });
-    expect(spawned).toEqual([]);
-    expect(fs.existsSync('/tmp/appliance-injection-probe')).toBe(false);
-  });
-
   it('answers the failure shape when the registry has no record', async () => {
     whoisAnswer = '% No entries found for the selected source(s).\n';
     const res = await h.request('GET', '/api/tools/whois/8.8.4.4', { token });
@@ -187,21 +204,6 @@ describe.runIf(HAVE_WHOIS)('GET /api/tools/whois/{ip}', () => {
         whoisServer: { host: '127.0.0.1', port: (whoisServer.address() as net.AddressInfo).port },
       });
     }
-  });
-
-  it('names the missing program', async () => {
-    engine.service.configure({ searchPath: [fs.mkdtempSync(path.join(os.tmpdir(), 'no-tools-'))] });
-    const res = await h.request('GET', '/api/tools/whois/8.8.8.8', { token });
-    expect(res.body).toEqual({
-      status: false,
-      message: 'whois is not installed (Debian package whois)',
-    });
-  });
-
-  it('refuses callers without the tools permission', async () => {
-    const res = await h.request('GET', '/api/tools/whois/8.8.8.8', { token: outsider });
-    expect(res.status).toBe(401);
-    expect(res.body).toEqual(DENIED);
   });
 });
 

@@ -198,7 +198,44 @@ const INJECTIONS = [
 
 // --- ping ---------------------------------------------------------------------------------------
 
-describe.runIf(HAVE.ping)('GET /api/SSEgetPingInfo/{pingTarget}', () => {
+describe('GET /api/SSEgetPingInfo/{pingTarget}: refusals (ping is never started)', () => {
+  it.each(INJECTIONS)(
+    'answers event: error for the target %j and starts nothing',
+    async (target) => {
+      const run = openSse(`/api/SSEgetPingInfo/${enc(target)}`, token);
+      const { status, contentType } = await run.done;
+      expect(status).toBe(200);
+      expect(contentType).toBe('text/event-stream; charset=utf-8');
+      expect(run.events).toEqual([
+        { event: 'error', data: { message: INVALID_TARGET }, at: expect.any(Number) },
+      ]);
+      expect(spawned).toEqual([]);
+      expect(fs.existsSync('/tmp/appliance-injection-probe')).toBe(false);
+    },
+  );
+
+  it('names the missing program and its package in the error event', async () => {
+    engine.service.configure({ searchPath: [emptyDir] });
+    const run = openSse('/api/SSEgetPingInfo/127.0.0.1', token);
+    await run.done;
+    expect(run.events.map((e) => [e.event, e.data])).toEqual([
+      ['error', { message: 'ping is not installed (Debian package iputils-ping)' }],
+    ]);
+    expect(spawned).toEqual([]);
+  });
+
+  it('refuses callers without the tools permission (401) and without a token', async () => {
+    const denied = await h.request('GET', '/api/SSEgetPingInfo/127.0.0.1', { token: outsider });
+    expect(denied.status).toBe(401);
+    expect(denied.body).toEqual(DENIED);
+    const anonymous = await h.request('GET', '/api/SSEgetPingInfo/127.0.0.1');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toEqual(UNAUTHENTICATED);
+    expect(spawned).toEqual([]);
+  });
+});
+
+describe.runIf(HAVE.ping)('GET /api/SSEgetPingInfo/{pingTarget}: runs ping', () => {
   it('streams one frame per reply as it arrives, then the summary, and ends', async () => {
     const run = openSse('/api/SSEgetPingInfo/127.0.0.1', token);
     const { status, contentType, endedAt } = await run.done;
@@ -234,31 +271,6 @@ describe.runIf(HAVE.ping)('GET /api/SSEgetPingInfo/{pingTarget}', () => {
     expect(run.events.at(-1)!.data.summary.total_received).toBe(10);
   });
 
-  it.each(INJECTIONS)(
-    'answers event: error for the target %j and starts nothing',
-    async (target) => {
-      const run = openSse(`/api/SSEgetPingInfo/${enc(target)}`, token);
-      const { status, contentType } = await run.done;
-      expect(status).toBe(200);
-      expect(contentType).toBe('text/event-stream; charset=utf-8');
-      expect(run.events).toEqual([
-        { event: 'error', data: { message: INVALID_TARGET }, at: expect.any(Number) },
-      ]);
-      expect(spawned).toEqual([]);
-      expect(fs.existsSync('/tmp/appliance-injection-probe')).toBe(false);
-    },
-  );
-
-  it('names the missing program and its package in the error event', async () => {
-    engine.service.configure({ searchPath: [emptyDir] });
-    const run = openSse('/api/SSEgetPingInfo/127.0.0.1', token);
-    await run.done;
-    expect(run.events.map((e) => [e.event, e.data])).toEqual([
-      ['error', { message: 'ping is not installed (Debian package iputils-ping)' }],
-    ]);
-    expect(spawned).toEqual([]);
-  });
-
   it('ends the ping process within a second when the client goes away', async () => {
     engine.service.configure({ pingIntervalSeconds: 1 });
     const run = openSse('/api/SSEgetPingInfo/127.0.0.1', token, (event, self) => {
@@ -275,19 +287,37 @@ describe.runIf(HAVE.ping)('GET /api/SSEgetPingInfo/{pingTarget}', () => {
       true,
     );
   });
+});
 
-  it('refuses callers without the tools permission (401) and without a token', async () => {
-    const denied = await h.request('GET', '/api/SSEgetPingInfo/127.0.0.1', { token: outsider });
-    expect(denied.status).toBe(401);
-    expect(denied.body).toEqual(DENIED);
-    const anonymous = await h.request('GET', '/api/SSEgetPingInfo/127.0.0.1');
-    expect(anonymous.status).toBe(401);
-    expect(anonymous.body).toEqual(UNAUTHENTICATED);
-    expect(spawned).toEqual([]);
+describe('POST /api/getPingInfo/{pingTarget}: refusals (ping is never started)', () => {
+  it.each(INJECTIONS)(
+    'answers {status: false, message} for the target %j and starts nothing',
+    async (target) => {
+      const res = await h.request('POST', `/api/getPingInfo/${enc(target)}`, { token });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ status: false, message: INVALID_TARGET });
+      expect(spawned).toEqual([]);
+    },
+  );
+
+  it('names the missing program', async () => {
+    engine.service.configure({ searchPath: [emptyDir] });
+    const res = await h.request('POST', '/api/getPingInfo/127.0.0.1', { token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      status: false,
+      message: 'ping is not installed (Debian package iputils-ping)',
+    });
+  });
+
+  it('refuses callers without the tools permission', async () => {
+    const res = await h.request('POST', '/api/getPingInfo/127.0.0.1', { token: outsider });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(DENIED);
   });
 });
 
-describe.runIf(HAVE.ping)('POST /api/getPingInfo/{pingTarget}', () => {
+describe.runIf(HAVE.ping)('POST /api/getPingInfo/{pingTarget}: runs ping', () => {
   it('answers a JSON-encoded {address, latency, status, hostname} after 4 probes', async () => {
     const t0 = Date.now();
     const res = await h.request('POST', '/api/getPingInfo/127.0.0.1', { token });
@@ -328,37 +358,36 @@ describe.runIf(HAVE.ping)('POST /api/getPingInfo/{pingTarget}', () => {
     });
     expect(asked).toEqual(['127.0.0.1']);
   });
-
-  it.each(INJECTIONS)(
-    'answers {status: false, message} for the target %j and starts nothing',
-    async (target) => {
-      const res = await h.request('POST', `/api/getPingInfo/${enc(target)}`, { token });
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual({ status: false, message: INVALID_TARGET });
-      expect(spawned).toEqual([]);
-    },
-  );
-
-  it('names the missing program', async () => {
-    engine.service.configure({ searchPath: [emptyDir] });
-    const res = await h.request('POST', '/api/getPingInfo/127.0.0.1', { token });
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({
-      status: false,
-      message: 'ping is not installed (Debian package iputils-ping)',
-    });
-  });
-
-  it('refuses callers without the tools permission', async () => {
-    const res = await h.request('POST', '/api/getPingInfo/127.0.0.1', { token: outsider });
-    expect(res.status).toBe(401);
-    expect(res.body).toEqual(DENIED);
-  });
 });
 
 // --- mtr ----------------------------------------------------------------------------------------
 
-describe.runIf(HAVE.mtr)('GET /api/SSEgetMTRInfo/{mtrTarget}', () => {
+describe('GET /api/SSEgetMTRInfo/{mtrTarget}: refusals (mtr is never started)', () => {
+  it.each(INJECTIONS)(
+    'answers event: error then stream-complete for the target %j, starting nothing',
+    async (target) => {
+      const run = openSse(`/api/SSEgetMTRInfo/${enc(target)}`, token);
+      await run.done;
+      expect(run.events.map((e) => [e.event, e.data])).toEqual([
+        ['error', { message: INVALID_TARGET }],
+        ['stream-complete', {}],
+      ]);
+      expect(spawned).toEqual([]);
+    },
+  );
+
+  it('names the missing program in the error event, still ending with stream-complete', async () => {
+    engine.service.configure({ searchPath: [emptyDir] });
+    const run = openSse('/api/SSEgetMTRInfo/127.0.0.1', token);
+    await run.done;
+    expect(run.events.map((e) => [e.event, e.data])).toEqual([
+      ['error', { message: 'mtr is not installed (Debian package mtr-tiny)' }],
+      ['stream-complete', {}],
+    ]);
+  });
+});
+
+describe.runIf(HAVE.mtr)('GET /api/SSEgetMTRInfo/{mtrTarget}: runs mtr', () => {
   it('streams sent, host and reply frames for 10 cycles and ends with stream-complete', async () => {
     const run = openSse('/api/SSEgetMTRInfo/127.0.0.1', token);
     const { status, contentType } = await run.done;
@@ -399,29 +428,6 @@ describe.runIf(HAVE.mtr)('GET /api/SSEgetMTRInfo/{mtrTarget}', () => {
     ]);
   });
 
-  it.each(INJECTIONS)(
-    'answers event: error then stream-complete for the target %j, starting nothing',
-    async (target) => {
-      const run = openSse(`/api/SSEgetMTRInfo/${enc(target)}`, token);
-      await run.done;
-      expect(run.events.map((e) => [e.event, e.data])).toEqual([
-        ['error', { message: INVALID_TARGET }],
-        ['stream-complete', {}],
-      ]);
-      expect(spawned).toEqual([]);
-    },
-  );
-
-  it('names the missing program in the error event, still ending with stream-complete', async () => {
-    engine.service.configure({ searchPath: [emptyDir] });
-    const run = openSse('/api/SSEgetMTRInfo/127.0.0.1', token);
-    await run.done;
-    expect(run.events.map((e) => [e.event, e.data])).toEqual([
-      ['error', { message: 'mtr is not installed (Debian package mtr-tiny)' }],
-      ['stream-complete', {}],
-    ]);
-  });
-
   it('ends mtr and its helper process within a second when the client goes away', async () => {
     engine.service.configure({ mtrIntervalSeconds: 1 });
     const run = openSse('/api/SSEgetMTRInfo/127.0.0.1', token, (event, self) => {
@@ -444,7 +450,28 @@ describe.runIf(HAVE.mtr)('GET /api/SSEgetMTRInfo/{mtrTarget}', () => {
 
 // --- traceroute -----------------------------------------------------------------------------------
 
-describe.runIf(HAVE.tracepath)('POST /api/getTracerouteInfo/{traceTarget}', () => {
+describe('POST /api/getTracerouteInfo/{traceTarget}: refusals (tracepath is never started)', () => {
+  it.each(INJECTIONS)(
+    'answers {status: false, message} for the target %j and starts nothing',
+    async (target) => {
+      const res = await h.request('POST', `/api/getTracerouteInfo/${enc(target)}`, { token });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ status: false, message: INVALID_TARGET });
+      expect(spawned).toEqual([]);
+    },
+  );
+
+  it('names the missing program', async () => {
+    engine.service.configure({ searchPath: [emptyDir] });
+    const res = await h.request('POST', '/api/getTracerouteInfo/127.0.0.1', { token });
+    expect(res.body).toEqual({
+      status: false,
+      message: 'tracepath is not installed (Debian package iputils-tracepath)',
+    });
+  });
+});
+
+describe.runIf(HAVE.tracepath)('POST /api/getTracerouteInfo/{traceTarget}: runs tracepath', () => {
   it('answers the hops with latency, hostname and path MTU', async () => {
     const res = await h.request('POST', '/api/getTracerouteInfo/127.0.0.1', { token });
     expect(res.status).toBe(200);
@@ -477,30 +504,75 @@ describe.runIf(HAVE.tracepath)('POST /api/getTracerouteInfo/{traceTarget}', () =
       hostname: 'ip6-loopback.test',
     });
   });
-
-  it.each(INJECTIONS)(
-    'answers {status: false, message} for the target %j and starts nothing',
-    async (target) => {
-      const res = await h.request('POST', `/api/getTracerouteInfo/${enc(target)}`, { token });
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual({ status: false, message: INVALID_TARGET });
-      expect(spawned).toEqual([]);
-    },
-  );
-
-  it('names the missing program', async () => {
-    engine.service.configure({ searchPath: [emptyDir] });
-    const res = await h.request('POST', '/api/getTracerouteInfo/127.0.0.1', { token });
-    expect(res.body).toEqual({
-      status: false,
-      message: 'tracepath is not installed (Debian package iputils-tracepath)',
-    });
-  });
 });
 
 // --- port scan ------------------------------------------------------------------------------------
 
-describe.runIf(HAVE.nmap)('POST /api/getPortscanInfo', () => {
+describe('POST /api/getPortscanInfo: refusals (nmap is never started)', () => {
+  it.each([
+    [{ portlist: '22' }, 'The ip field is required.'],
+    [{ ip: '127.0.0.1' }, 'The portlist field is required.'],
+    [{ ip: '127.0.0.1', portlist: '' }, 'The portlist field is required.'],
+    [{ ip: 42, portlist: '22' }, 'The ip field must be a string.'],
+    [
+      { ip: '127.0.0.1', portlist: '22', service: 'yes' },
+      'The service field must be true or false.',
+    ],
+  ])('validates the body %j', async (body, message) => {
+    const res = await h.request('POST', '/api/getPortscanInfo', { token, body });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: false, message });
+    expect(spawned).toEqual([]);
+  });
+
+  it.each([
+    '0',
+    '65536',
+    '1-2-3',
+    '5-1',
+    '22;id',
+    '-oX',
+    '-',
+    '22 80',
+    '22,,80',
+    'ssh',
+    '-p-',
+    `${'1,'.repeat(100)}1`,
+  ])('refuses the port list %j and starts nothing', async (portlist) => {
+    const res = await h.request('POST', '/api/getPortscanInfo', {
+      token,
+      body: { ip: '127.0.0.1', portlist },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: false, message: INVALID_PORTLIST });
+    expect(spawned).toEqual([]);
+  });
+
+  it.each(INJECTIONS)('refuses the target %j and starts nothing', async (ip) => {
+    const res = await h.request('POST', '/api/getPortscanInfo', {
+      token,
+      body: { ip, portlist: '22' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: false, message: INVALID_TARGET });
+    expect(spawned).toEqual([]);
+    expect(fs.existsSync('/tmp/appliance-injection-probe')).toBe(false);
+  });
+
+  it('names the missing program', async () => {
+    engine.service.configure({ searchPath: [emptyDir] });
+    const res = await h.request('POST', '/api/getPortscanInfo', {
+      token,
+      body: { ip: '127.0.0.1', portlist: '22' },
+    });
+    expect(res.body).toEqual({
+      status: false,
+      message: 'nmap is not installed (Debian package nmap)',
+    });
+  });
+});
+
+describe.runIf(HAVE.nmap)('POST /api/getPortscanInfo: runs nmap', () => {
   let banner: net.Server;
   let silent: net.Server;
   let bannerPort: number;
@@ -636,68 +708,6 @@ describe.runIf(HAVE.nmap)('POST /api/getPortscanInfo', () => {
     const abortedAt = Date.now();
     expect(await waitUntil(() => !isProcessRunning(child.pid), 1000)).toBe(true);
     expect(Date.now() - abortedAt).toBeLessThan(1000);
-  });
-
-  it.each([
-    [{ portlist: '22' }, 'The ip field is required.'],
-    [{ ip: '127.0.0.1' }, 'The portlist field is required.'],
-    [{ ip: '127.0.0.1', portlist: '' }, 'The portlist field is required.'],
-    [{ ip: 42, portlist: '22' }, 'The ip field must be a string.'],
-    [
-      { ip: '127.0.0.1', portlist: '22', service: 'yes' },
-      'The service field must be true or false.',
-    ],
-  ])('validates the body %j', async (body, message) => {
-    const res = await h.request('POST', '/api/getPortscanInfo', { token, body });
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: false, message });
-    expect(spawned).toEqual([]);
-  });
-
-  it.each([
-    '0',
-    '65536',
-    '1-2-3',
-    '5-1',
-    '22;id',
-    '-oX',
-    '-',
-    '22 80',
-    '22,,80',
-    'ssh',
-    '-p-',
-    `${'1,'.repeat(100)}1`,
-  ])('refuses the port list %j and starts nothing', async (portlist) => {
-    const res = await h.request('POST', '/api/getPortscanInfo', {
-      token,
-      body: { ip: '127.0.0.1', portlist },
-    });
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: false, message: INVALID_PORTLIST });
-    expect(spawned).toEqual([]);
-  });
-
-  it.each(INJECTIONS)('refuses the target %j and starts nothing', async (ip) => {
-    const res = await h.request('POST', '/api/getPortscanInfo', {
-      token,
-      body: { ip, portlist: '22' },
-    });
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: false, message: INVALID_TARGET });
-    expect(spawned).toEqual([]);
-    expect(fs.existsSync('/tmp/appliance-injection-probe')).toBe(false);
-  });
-
-  it('names the missing program', async () => {
-    engine.service.configure({ searchPath: [emptyDir] });
-    const res = await h.request('POST', '/api/getPortscanInfo', {
-      token,
-      body: { ip: '127.0.0.1', portlist: '22' },
-    });
-    expect(res.body).toEqual({
-      status: false,
-      message: 'nmap is not installed (Debian package nmap)',
-    });
   });
 });
 

@@ -34,9 +34,13 @@ const DAY = 86_400_000;
 type SpeedMode = 'ok' | 'unavailable' | 'short' | 'chatty';
 let speedMode: SpeedMode = 'ok';
 const speedRequests: string[] = [];
+/** Requests the speed server is still answering (a transfer under way). */
+let speedOpen = 0;
 const ZEROES = Buffer.alloc(256 * 1024);
 const speedServer = http.createServer((request, response) => {
   speedRequests.push(`${request.method} ${request.url}`);
+  speedOpen++;
+  response.on('close', () => speedOpen--);
   const url = new URL(request.url ?? '/', 'http://x');
   if (speedMode === 'unavailable') {
     response.writeHead(503).end('busy');
@@ -275,15 +279,21 @@ describe('POST /api/getSpeedTestInfo', () => {
         speedRequests.some((r) => r === 'GET /__down?bytes=1000000'),
       );
       const abandonedAt = speedRequests.length;
-      await new Promise((r) => setTimeout(r, 500));
-      // At most the transfers that were in flight finish; no new ones start.
+      // The run ends long before its 20 s: its transfers are closed and its slot is free.
+      expect(
+        await waitUntil(() => speedOpen === 0 && engine.service.runs.count() === 0, 5000),
+      ).toBe(true);
+      // At most the transfers that were in flight (two streams) were answered; none started after.
       expect(speedRequests.length - abandonedAt).toBeLessThanOrEqual(2);
       expect(historyCount()).toBe(before);
+      engine.service.configure({ speedtest: { durationMs: 400 } });
+      // Nothing is still measuring: a new test is not refused as busy (409), and only it is recorded.
+      const next = await h.request('POST', '/api/getSpeedTestInfo', { token });
+      expect(next.status).toBe(201);
+      expect(historyCount()).toBe(before + 1);
     } finally {
       engine.service.configure({ speedtest: { durationMs: 400 } });
     }
-    const next = await h.request('POST', '/api/getSpeedTestInfo', { token });
-    expect(next.status).toBe(201);
   });
 
   it('refuses callers without the tools permission', async () => {
@@ -439,7 +449,70 @@ describe('throughput history', () => {
 
 // --- iperf3 ---------------------------------------------------------------------------------------
 
-describe.runIf(HAVE_IPERF)('iperf3 server and client', () => {
+describe('iperf3 server and client: refusals (iperf3 is never started)', () => {
+  it.each([
+    [{}, 'The host field is required.'],
+    [{ host: 42 }, 'The host field must be a string.'],
+    [{ host: 'h'.repeat(256) }, 'The host field must not be greater than 255 characters.'],
+    [{ host: '127.0.0.1', port: 0 }, 'The port field must be at least 1.'],
+    [{ host: '127.0.0.1', port: 65536 }, 'The port field must not be greater than 65535.'],
+    [{ host: '127.0.0.1', port: '5201' }, 'The port field must be an integer.'],
+    [{ host: '127.0.0.1', duration: 0 }, 'The duration field must be at least 1.'],
+    [{ host: '127.0.0.1', duration: 61 }, 'The duration field must not be greater than 60.'],
+    [{ host: '127.0.0.1', protocol: 'sctp' }, 'The selected protocol is invalid.'],
+    [{ host: '127.0.0.1', direction: 'both' }, 'The selected direction is invalid.'],
+    [{ host: '' }, INVALID_HOST],
+    [{ host: '-oX /tmp/appliance-injection-probe' }, INVALID_HOST],
+    [{ host: '127.0.0.1;id' }, INVALID_HOST],
+    [{ host: '$(id)' }, INVALID_HOST],
+    [{ host: '--help' }, INVALID_HOST],
+  ])('validates %j with 422 and starts nothing', async (body, message) => {
+    const res = await h.request('POST', '/api/iperf/client/run', { token, body });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ status: false, message });
+    expect(spawned).toEqual([]);
+    expect(fs.existsSync('/tmp/appliance-injection-probe')).toBe(false);
+  });
+
+  it('names the missing program (500)', async () => {
+    engine.service.configure({ searchPath: [emptyDir] });
+    const run = await h.request('POST', '/api/iperf/client/run', {
+      token,
+      body: { host: '127.0.0.1' },
+    });
+    expect(run.status).toBe(500);
+    expect(run.body).toEqual({
+      status: false,
+      message: 'iperf3 is not installed (Debian package iperf3)',
+    });
+    const start = await h.request('POST', '/api/iperf/server/start', { token });
+    expect(start.status).toBe(500);
+    expect(start.body).toEqual({
+      status: false,
+      message: 'iperf3 is not installed (Debian package iperf3)',
+    });
+    expect(spawned).toEqual([]);
+    await h.request('POST', '/api/iperf/server/stop', { token });
+  });
+
+  it.each([
+    ['POST', '/api/iperf/client/run'],
+    ['POST', '/api/iperf/server/start'],
+    ['POST', '/api/iperf/server/stop'],
+    ['GET', '/api/iperf/server/status'],
+    ['GET', '/api/getSpeedTestHistory'],
+  ])('%s %s needs the tools permission', async (method, url) => {
+    const res = await h.request(method, url, {
+      token: outsider,
+      ...(method === 'POST' ? { body: { host: '127.0.0.1' } } : {}),
+    });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(DENIED);
+    expect(spawned).toEqual([]);
+  });
+});
+
+describe.runIf(HAVE_IPERF)('iperf3 server and client: runs iperf3', () => {
   it('starts, reports, runs a client against it, and stops (both idempotent)', async () => {
     const initial = await h.request('GET', '/api/iperf/server/status', { token });
     expect(initial.status).toBe(200);
@@ -672,65 +745,4 @@ describe.runIf(HAVE_IPERF)('iperf3 server and client', () => {
       await h.request('POST', '/api/iperf/server/stop', { token });
     }
   }, 30_000);
-
-  it.each([
-    [{}, 'The host field is required.'],
-    [{ host: 42 }, 'The host field must be a string.'],
-    [{ host: 'h'.repeat(256) }, 'The host field must not be greater than 255 characters.'],
-    [{ host: '127.0.0.1', port: 0 }, 'The port field must be at least 1.'],
-    [{ host: '127.0.0.1', port: 65536 }, 'The port field must not be greater than 65535.'],
-    [{ host: '127.0.0.1', port: '5201' }, 'The port field must be an integer.'],
-    [{ host: '127.0.0.1', duration: 0 }, 'The duration field must be at least 1.'],
-    [{ host: '127.0.0.1', duration: 61 }, 'The duration field must not be greater than 60.'],
-    [{ host: '127.0.0.1', protocol: 'sctp' }, 'The selected protocol is invalid.'],
-    [{ host: '127.0.0.1', direction: 'both' }, 'The selected direction is invalid.'],
-    [{ host: '' }, INVALID_HOST],
-    [{ host: '-oX /tmp/appliance-injection-probe' }, INVALID_HOST],
-    [{ host: '127.0.0.1;id' }, INVALID_HOST],
-    [{ host: '$(id)' }, INVALID_HOST],
-    [{ host: '--help' }, INVALID_HOST],
-  ])('validates %j with 422 and starts nothing', async (body, message) => {
-    const res = await h.request('POST', '/api/iperf/client/run', { token, body });
-    expect(res.status).toBe(422);
-    expect(res.body).toEqual({ status: false, message });
-    expect(spawned).toEqual([]);
-    expect(fs.existsSync('/tmp/appliance-injection-probe')).toBe(false);
-  });
-
-  it('names the missing program (500)', async () => {
-    engine.service.configure({ searchPath: [emptyDir] });
-    const run = await h.request('POST', '/api/iperf/client/run', {
-      token,
-      body: { host: '127.0.0.1' },
-    });
-    expect(run.status).toBe(500);
-    expect(run.body).toEqual({
-      status: false,
-      message: 'iperf3 is not installed (Debian package iperf3)',
-    });
-    const start = await h.request('POST', '/api/iperf/server/start', { token });
-    expect(start.status).toBe(500);
-    expect(start.body).toEqual({
-      status: false,
-      message: 'iperf3 is not installed (Debian package iperf3)',
-    });
-    expect(spawned).toEqual([]);
-    await h.request('POST', '/api/iperf/server/stop', { token });
-  });
-
-  it.each([
-    ['POST', '/api/iperf/client/run'],
-    ['POST', '/api/iperf/server/start'],
-    ['POST', '/api/iperf/server/stop'],
-    ['GET', '/api/iperf/server/status'],
-    ['GET', '/api/getSpeedTestHistory'],
-  ])('%s %s needs the tools permission', async (method, url) => {
-    const res = await h.request(method, url, {
-      token: outsider,
-      ...(method === 'POST' ? { body: { host: '127.0.0.1' } } : {}),
-    });
-    expect(res.status).toBe(401);
-    expect(res.body).toEqual(DENIED);
-    expect(spawned).toEqual([]);
-  });
 });

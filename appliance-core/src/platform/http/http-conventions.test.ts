@@ -53,13 +53,22 @@ const resolver: IdentityResolver = {
   fromSession: () => null,
 };
 
-async function server(trustedProxies: string[] = []): Promise<App> {
+/** A clock that moves only when the test moves it. */
+class StoppedClock {
+  constructor(public ms = 1_700_000_000_000) {}
+  now(): number {
+    return this.ms;
+  }
+}
+
+async function server(trustedProxies: string[] = [], clock?: StoppedClock): Promise<App> {
   const app = await createHttpServer({
     logger: silent,
     tls: null,
     trustedProxies,
     resolver,
     version: 'test',
+    ...(clock ? { clock } : {}),
   });
   const families: Record<string, RouteErrors> = {
     legacy: { validation: 'legacy', failure: 'legacy' },
@@ -348,18 +357,32 @@ describe('permission gate', () => {
 
 describe('rate limits', () => {
   it('answers 429 with Retry-After in the route family once the limit is reached', async () => {
-    const app = await server();
-    for (let i = 0; i < 3; i++)
-      expect((await app.inject({ method: 'GET', url: '/api/limited' })).statusCode).toBe(200);
-    const res = await app.inject({ method: 'GET', url: '/api/limited' });
+    const clock = new StoppedClock();
+    const app = await server([], clock);
+    const get = () => app.inject({ method: 'GET', url: '/api/limited' });
+    for (let i = 1; i <= 3; i++) expect((await get()).statusCode, `request ${i}`).toBe(200);
+    const res = await get();
     expect(res.statusCode).toBe(429);
-    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-    expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
-    expect(res.json()).toMatchObject({ status: false, hasError: true });
+    expect(res.headers['retry-after']).toBe('60');
+    expect(res.json()).toEqual({
+      status: false,
+      hasError: true,
+      message: 'Too Many Attempts. Retry after 60 seconds.',
+    });
+    // Retry-After counts down on the appliance's clock; the window ends one minute after its
+    // first request, to the millisecond, with a fresh allowance of three.
+    clock.ms += 45_000;
+    expect((await get()).headers['retry-after']).toBe('15');
+    clock.ms += 14_999;
+    expect((await get()).statusCode).toBe(429);
+    clock.ms += 1;
+    for (let i = 1; i <= 3; i++) expect((await get()).statusCode, `request ${i} again`).toBe(200);
+    expect((await get()).statusCode).toBe(429);
   });
 
   it('routes of one group share one bucket per client address', async () => {
-    const app = await server();
+    const clock = new StoppedClock();
+    const app = await server([], clock);
     for (const n of [1, 2, 1, 2])
       expect((await post(app, `/api/group/${n}`, {})).statusCode).toBe(200);
     const res = await post(app, '/api/group/1', {});
@@ -367,6 +390,10 @@ describe('rate limits', () => {
     expect(res.json().error).toBe('temporarily_unavailable');
     const other = await post(app, '/api/group/2', {}, {});
     expect(other.statusCode).toBe(429);
+    // Another route without a group keeps its own bucket.
+    expect((await app.inject({ method: 'GET', url: '/api/limited' })).statusCode).toBe(200);
+    clock.ms += PER_MINUTE;
+    expect((await post(app, '/api/group/2', {})).statusCode).toBe(200);
   });
 });
 

@@ -16,6 +16,7 @@ import Fastify, {
 } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
+import type { Clock } from '../time/time.js';
 import type { Logger } from 'pino';
 import { installAuthHook } from './auth-hook.js';
 import { allowedMethods, installMethodNotAllowed } from './allowed-methods.js';
@@ -46,6 +47,8 @@ export interface HttpServerOptions {
   publicOrigin?: string | undefined;
   /** Counts requests by route for /metrics (absent in tests of the HTTP layer alone). */
   metrics?: HttpMetrics;
+  /** Times rate-limit windows (the appliance's clock; the system clock when absent). */
+  clock?: Clock;
 }
 
 /**
@@ -254,7 +257,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
   installMethodNotAllowed(app, methods, notFound);
   await app.register(cookie);
   await app.register(formbody);
-  await installRateLimits(app);
+  await installRateLimits(app, options.clock);
   // Both are route-level hooks that prepend themselves: installed in this order, a request meets
   // the auth check first, then the content-type gate, then the route's own hooks (rate limits).
   installContentTypeGate(app);

@@ -6,6 +6,7 @@
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { systemClock, type Clock } from '../time/time.js';
 import { ApiFailure } from './envelopes.js';
 
 interface Counter {
@@ -16,8 +17,14 @@ interface Counter {
 
 const MAX_KEYS = 50_000;
 
-class SharedWindowStore {
+/**
+ * Windows are timed by the appliance's clock (the one the composition root hands every feature),
+ * so tests advance a window instead of waiting for it.
+ */
+export class SharedWindowStore {
   private readonly counters = new Map<string, Counter>();
+
+  constructor(private readonly clock: Clock = systemClock) {}
 
   child(): this {
     return this;
@@ -28,7 +35,7 @@ class SharedWindowStore {
     callback: (err: Error | null, result: { current: number; ttl: number }) => void,
     timeWindow: number,
   ): void {
-    const now = Date.now();
+    const now = this.clock.now();
     let counter = this.counters.get(key);
     if (!counter || counter.startMs + timeWindow <= now) {
       if (!counter && this.counters.size >= MAX_KEYS) this.evictExpired(now, timeWindow);
@@ -66,10 +73,17 @@ function keyOf(request: FastifyRequest): string {
   return group ? `${request.ip}|` : `${request.ip}|${request.method} ${request.routeOptions.url}`;
 }
 
-export async function installRateLimits(app: FastifyInstance): Promise<void> {
+export async function installRateLimits(
+  app: FastifyInstance,
+  clock: Clock = systemClock,
+): Promise<void> {
+  // The plugin builds the store itself (`new store(options)`); one instance bound to the clock.
+  const store = new SharedWindowStore(clock);
   await app.register(rateLimit, {
     global: false,
-    store: SharedWindowStore as never,
+    store: function SharedStore() {
+      return store;
+    } as never,
     keyGenerator: keyOf,
     addHeadersOnExceeding: {
       'x-ratelimit-limit': true,

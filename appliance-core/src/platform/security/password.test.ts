@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_SCRYPT,
+  dummyPasswordHash,
   hashPassword,
   needsRehash,
   passwordPolicyProblem,
@@ -112,6 +113,8 @@ describe('hashPassword / verifyPassword', () => {
       `scrypt$3$8$1$${salt}$${key}`,
       `scrypt$1024$0$1$${salt}$${key}`,
       `scrypt$$$$$`,
+      // Well-formed, but scrypt itself refuses it (N = 2 needs more memory than the limit given).
+      `scrypt$2$8$1$${salt}$${key}`,
     ]) {
       await expect(verifyPassword('Passw0rd-x', stored), stored).resolves.toBe(false);
     }
@@ -124,6 +127,81 @@ describe('hashPassword / verifyPassword', () => {
       const stored = [scheme, N, r, p, salt, key].join('$');
       expect(await verifyPassword('any password at all', stored), stored).toBe(false);
     }
+  });
+});
+
+describe('verifyPassword: the parameter bounds of a stored hash', () => {
+  /** A hash with the right key for `password`, built with node:crypto directly (no bounds). */
+  const forged = (
+    password: string,
+    N: number,
+    r: number,
+    p: number,
+    saltBytes = 16,
+    keyBytes = 32,
+  ): string => {
+    const salt = crypto.randomBytes(saltBytes);
+    const key = crypto.scryptSync(password.normalize('NFKC'), salt, keyBytes, {
+      N,
+      r,
+      p,
+      maxmem: 256 * N * r + 1_048_576,
+    });
+    return ['scrypt', N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  };
+
+  it('verifies hashes at the edges it accepts: r 1 and 64, p 1 and 16, an 8-byte salt, a 16-byte key', async () => {
+    for (const [N, r, p, salt, key] of [
+      [16, 1, 1, 16, 32],
+      [16, 64, 1, 16, 32],
+      [1024, 8, 16, 16, 32],
+      [16, 8, 1, 8, 32],
+      [16, 8, 1, 16, 16],
+    ] as const) {
+      const stored = forged('Passw0rd-x', N, r, p, salt, key);
+      expect(await verifyPassword('Passw0rd-x', stored), stored).toBe(true);
+      expect(await verifyPassword('Passw0rd-y', stored), stored).toBe(false);
+    }
+  });
+
+  it('refuses, even with the right key, r above 64, p above 16, a salt under 8 bytes or a key under 16', async () => {
+    for (const [N, r, p, salt, key] of [
+      [16, 65, 1, 16, 32],
+      [1024, 8, 17, 16, 32],
+      [16, 8, 1, 7, 32],
+      [16, 8, 1, 16, 15],
+    ] as const) {
+      const stored = forged('Passw0rd-x', N, r, p, salt, key);
+      expect(await verifyPassword('Passw0rd-x', stored), stored).toBe(false);
+    }
+  });
+
+  it('refuses N that is not a power of two from 2 to 2^24, and non-integer r or p', async () => {
+    const salt = crypto.randomBytes(16).toString('base64url');
+    const key = crypto.randomBytes(32).toString('base64url');
+    for (const stored of [
+      `scrypt$1$8$1$${salt}$${key}`,
+      `scrypt$0$8$1$${salt}$${key}`,
+      `scrypt$-16$8$1$${salt}$${key}`,
+      `scrypt$24$8$1$${salt}$${key}`,
+      `scrypt$16.5$8$1$${salt}$${key}`,
+      `scrypt$33554432$1$1$${salt}$${key}`,
+      `scrypt$16$1.5$1$${salt}$${key}`,
+      `scrypt$16$8$1.5$${salt}$${key}`,
+      `scrypt$16$8$0$${salt}$${key}`,
+    ]) {
+      expect(await verifyPassword('Passw0rd-x', stored), stored).toBe(false);
+    }
+  });
+});
+
+describe('dummyPasswordHash (verified against for unknown users, so they cost the same)', () => {
+  it('is one hash at the default strength, made once, that no guess verifies against', async () => {
+    const first = dummyPasswordHash();
+    expect(dummyPasswordHash()).toBe(first);
+    const hash = await first;
+    expect(hash).toMatch(new RegExp(`^scrypt\\$131072\\$8\\$1\\$${B64URL}{22}\\$${B64URL}{43}$`));
+    expect(await verifyPassword('', hash)).toBe(false);
   });
 });
 
