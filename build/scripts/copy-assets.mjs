@@ -15,6 +15,15 @@ const pairs = [
     'appliance-core/src/platform/db/storage-writer.client.mjs',
     'appliance-core/dist/platform/db/storage-writer.client.mjs',
   ],
+  // The syslog receiver's worker thread and the parser it imports (features/logs).
+  [
+    'appliance-core/src/features/logs/syslog-receiver.engine.mjs',
+    'appliance-core/dist/features/logs/syslog-receiver.engine.mjs',
+  ],
+  [
+    'appliance-core/src/features/logs/syslog-message.rules.mjs',
+    'appliance-core/dist/features/logs/syslog-message.rules.mjs',
+  ],
 ];
 for (const [from, to] of pairs) {
   fs.rmSync(path.join(root, to), { recursive: true, force: true });

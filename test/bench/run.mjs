@@ -57,6 +57,11 @@ if (BENCH_KIND === 'pollers') {
   const { runPollersBench } = await import('./pollers/pollers-bench.mjs');
   process.exit(await runPollersBench());
 }
+// BENCH=syslog runs only the syslog intake bench (test/bench/syslog.bench.mjs); BENCH=all runs it last.
+if (BENCH_KIND === 'syslog') {
+  const { runSyslogBench } = await import('./syslog.bench.mjs');
+  process.exit(await runSyslogBench());
+}
 
 const BARE_ENTRY = path.join(HERE, 'bare-server.mjs');
 const PROFILE_DIR = path.join(RESULTS_DIR, 'profiles');
@@ -342,5 +347,9 @@ if (settings.cpuProfile && exitCode === 0) {
 if (BENCH_KIND === 'all' && exitCode === 0) {
   const { runPollersBench } = await import('./pollers/pollers-bench.mjs');
   exitCode = await runPollersBench();
+}
+if (BENCH_KIND === 'all' && exitCode === 0) {
+  const { runSyslogBench } = await import('./syslog.bench.mjs');
+  exitCode = await runSyslogBench();
 }
 process.exit(exitCode);

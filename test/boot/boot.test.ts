@@ -6,6 +6,7 @@
 import { fork } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
+import dgram from 'node:dgram';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -155,8 +156,10 @@ describe('the ready report', () => {
         type: 'ready',
         url: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+$/),
         certSha256: cert.fingerprint256,
-        ports: {},
+        // Syslog listens (features/logs); NetFlow has no collector yet.
+        ports: { syslog: { udp: expect.any(Number), tcp: expect.any(Number) } },
       });
+      expect(ready.ports.syslog.tcp).toBe(ready.ports.syslog.udp);
       expect(ready.certSha256).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
       // The served certificate is the one announced.
       const served = await new Promise<string>((resolve, reject) => {
@@ -171,7 +174,9 @@ describe('the ready report', () => {
         socket.on('error', reject);
       });
       expect(served).toBe(ready.certSha256);
-      expect(out).toContain(`appliance listening on ${ready.url}\ncollector ports: {}\n`);
+      expect(out).toContain(
+        `appliance listening on ${ready.url}\ncollector ports: ${JSON.stringify(ready.ports)}\n`,
+      );
     } finally {
       child.kill('SIGTERM');
       expect((await exited).code).toBe(0);
@@ -356,6 +361,24 @@ describe('start-up failures give one clear line and exit code 1', () => {
           APPLIANCE_ADMIN_PASSWORD: 'Port-Passw0rd',
         }),
         /already in use/,
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('a syslog port already in use (UDP)', async () => {
+    const blocker = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => blocker.bind(0, '127.0.0.1', resolve));
+    const port = blocker.address().port;
+    try {
+      await expectOneLineFailure(
+        runServer({
+          APPLIANCE_DATA_DIR: tempDir(),
+          APPLIANCE_SYSLOG_PORT: String(port),
+          APPLIANCE_ADMIN_PASSWORD: 'Port-Passw0rd',
+        }),
+        new RegExp(`^appliance: syslog: UDP 127\\.0\\.0\\.1:${port} is already in use$`),
       );
     } finally {
       blocker.close();

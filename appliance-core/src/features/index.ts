@@ -20,6 +20,7 @@ import {
   walksRoutes,
 } from './devices/index.js';
 import { DiscoveryEngine, localnetsRoutes } from './discovery/index.js';
+import { createLogs } from './logs/index.js';
 import { oauthFeatureRoutes } from './oauth/index.js';
 import { nodePtySpawn, terminalRoutes } from './terminal/index.js';
 import { TokenService, tokensRoutes } from './tokens/index.js';
@@ -112,6 +113,8 @@ export function createFeatures(ctx: CoreContext): Features {
     ];
   });
   devices.registerDeviceCleanup('device-layouts', (id) => deleteLayoutsOfDevice(ctx.db, id));
+  // Syslog intake, Windows events intake and the log feeds' endpoints (issue 14).
+  const logs = createLogs(ctx, { storage, devices });
   return {
     resolver,
     engines: [
@@ -128,6 +131,7 @@ export function createFeatures(ctx: CoreContext): Features {
       discovery,
       trackersEngine,
       urlMonitors,
+      logs.syslog,
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
       {
         name: 'scheduler',
@@ -154,6 +158,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await dashboardsRoutes(app, ctx, { devices, widgets });
       await trackersRoutes(app, ctx, { trackers, devices });
       await urlMonitorsRoutes(app, ctx, { engine: urlMonitors });
+      await logs.register(app);
       await terminalRoutes(app, ctx, { resolver, spawn: nodePtySpawn() });
     },
   };

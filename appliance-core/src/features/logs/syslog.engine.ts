@@ -1,0 +1,155 @@
+/**
+ * The syslog collector (spec part 3 "Syslog"; ARCHITECTURE.md, Storage): a receiver worker
+ * thread (syslog-receiver.engine.mjs) that binds UDP and TCP on `config.syslogPort`, parses, and
+ * writes through the one storage writer as producer `syslog` under its own queue limit. This
+ * class, on the main thread, starts and stops it, keeps it told of the device IP map and of the
+ * per-device access config, and reads its counters.
+ *
+ * Invariants:
+ * - start() resolves once both sockets listen (the bound port is recorded in the collector
+ *   ports report) or rejects with one line naming the busy protocol, address and port (server.ts
+ *   prints it and exits: the boot contract, as for the HTTPS port).
+ * - Nothing here touches a datagram: receive, framing and parsing happen in the worker, so a
+ *   flood never stalls the API thread, and the API never stalls intake.
+ * - Counters are exact in the worker and read here without a message round trip (a shared array).
+ *
+ * Limits (docs/features/logs.md): a batch is committed every FLUSH_MS or BATCH_ROWS rows, the
+ * producer holds at most MAX_QUEUED_WRITES writes (32 rows each: about 130,000 rows, more than a
+ * second at 100,000 msg/s) before it drops and counts; the UDP receive buffer asks for 8 MB.
+ */
+import { Worker } from 'node:worker_threads';
+import type { CoreContext } from '../../platform/context.js';
+import type { StorageWriter } from '../../platform/db/storage-writer.js';
+import { portToBind } from '../../platform/net/collector-ports.js';
+import type { DeviceIpMap } from '../devices/index.js';
+
+const WORKER_URL = new URL('./syslog-receiver.engine.mjs', import.meta.url);
+const FLUSH_MS = 50;
+const BATCH_ROWS = 2048;
+const MAX_QUEUED_WRITES = 4096;
+const RECEIVE_BUFFER = 8 * 1024 * 1024;
+const STOP_TIMEOUT_MS = 4000;
+
+export interface IntakeCounters {
+  received: number;
+  stored: number;
+  dropped: number;
+  /** Not stored by the device's access config (disabled, or below its min_severity). */
+  filtered: number;
+  /** Stored raw: not readable as RFC 5424 or RFC 3164. */
+  malformed: number;
+}
+
+export class SyslogEngine {
+  readonly name = 'syslog';
+  private worker: Worker | null = null;
+  private readonly counterBuffer = new SharedArrayBuffer(8 * 5);
+  private readonly counters = new Float64Array(this.counterBuffer);
+  private unsubscribe: (() => void) | null = null;
+  private delays: number[] = [];
+  /** The port both sockets bound, or null when the collector is disabled or stopped. */
+  port: number | null = null;
+
+  constructor(
+    private readonly ctx: CoreContext,
+    private readonly storage: StorageWriter,
+    private readonly ipMap: DeviceIpMap,
+    private readonly configs: () => [number, number][],
+  ) {}
+
+  async start(): Promise<void> {
+    const setting = portToBind(this.ctx.config.syslogPort);
+    if (setting === null || this.worker) return;
+    const host = this.ctx.config.collectorBind ?? this.ctx.config.bind;
+    const writerPort = this.storage.connect('syslog', {
+      maxQueued: MAX_QUEUED_WRITES,
+      flushMs: 10,
+      postEvery: 64,
+    });
+    const worker = new Worker(WORKER_URL, {
+      workerData: {
+        host,
+        port: this.ctx.config.syslogPort === 'auto' ? 'auto' : setting,
+        writerPort,
+        counters: this.counterBuffer,
+        flushMs: FLUSH_MS,
+        batchRows: BATCH_ROWS,
+        receiveBufferSize: RECEIVE_BUFFER,
+        snapshot: this.ipMap.snapshot(),
+        configs: this.configs(),
+      },
+      transferList: [writerPort],
+    });
+    this.worker = worker;
+    const port = await new Promise<number>((resolve, reject) => {
+      worker.on(
+        'message',
+        (msg: { type: string; port?: number; message?: string; ms?: number }) => {
+          if (msg.type === 'bound') resolve(msg.port as number);
+          else if (msg.type === 'bind-error') reject(new Error(`syslog: ${msg.message as string}`));
+          else if (msg.type === 'delay') this.recordDelay(msg.ms as number);
+        },
+      );
+      worker.once('error', (err) => {
+        this.ctx.log.error({ err }, 'syslog receiver failed');
+        reject(new Error(`syslog: receiver failed: ${err.message}`));
+      });
+      worker.once('exit', () => {
+        this.worker = null;
+        reject(new Error('syslog: receiver exited'));
+      });
+    }).catch(async (err: unknown) => {
+      await worker.terminate();
+      this.worker = null;
+      throw err;
+    });
+    this.port = port;
+    this.ctx.collectorPorts.set('syslog', { udp: port, tcp: port });
+    this.unsubscribe = this.ipMap.subscribe((snapshot) =>
+      this.worker?.postMessage({ type: 'devices', snapshot }),
+    );
+  }
+
+  async stop(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    const stopped = new Promise<void>((resolve) => {
+      worker.on('message', (msg: { type: string }) => {
+        if (msg.type === 'stopped') resolve();
+      });
+      worker.once('exit', () => resolve());
+    });
+    worker.postMessage({ type: 'stop' });
+    const timer = setTimeout(() => void worker.terminate(), STOP_TIMEOUT_MS);
+    await stopped;
+    clearTimeout(timer);
+    await worker.terminate();
+    this.worker = null;
+    this.port = null;
+    this.ctx.collectorPorts.delete('syslog');
+  }
+
+  /** A device's access config changed (null: removed; -1: disabled). */
+  setDeviceConfig(deviceId: number, minSeverity: number | null): void {
+    this.worker?.postMessage({ type: 'config', deviceId, minSeverity });
+  }
+
+  counts(): IntakeCounters {
+    const c = this.counters;
+    return { received: c[0]!, stored: c[1]!, dropped: c[2]!, filtered: c[3]!, malformed: c[4]! };
+  }
+
+  /** Intake-to-committed delay of recent batches (ms): the last 1024, for the p99. */
+  delayP99(): number | null {
+    if (this.delays.length === 0) return null;
+    const sorted = [...this.delays].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!;
+  }
+
+  private recordDelay(ms: number): void {
+    this.delays.push(ms);
+    if (this.delays.length > 1024) this.delays = this.delays.slice(-1024);
+  }
+}
