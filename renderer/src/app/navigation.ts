@@ -4,7 +4,7 @@ import type { Permission } from '../lib/caller.js';
 export interface PageEntry {
   path: string;
   label: string;
-  group: 'Monitor' | 'Tools' | 'Inventory' | 'Administration';
+  group: 'Monitor' | 'Logs' | 'Tools' | 'Inventory' | 'Administration';
   /** Shown when the caller holds any of these (none = everyone). */
   anyOf?: Permission[];
   /** `g <key>` jumps here. */
@@ -31,6 +31,9 @@ export const PAGES: PageEntry[] = [
     key: 'u',
     icon: '⌁',
   },
+  { path: '/logs/syslog', label: 'Syslog', group: 'Logs', anyOf: ['logs'], key: 'l', icon: '≡' },
+  { path: '/logs/windows', label: 'Windows events', group: 'Logs', anyOf: ['logs'], icon: '⊞' },
+  { path: '/logs/ids', label: 'IDS events', group: 'Logs', anyOf: ['logs'], key: 'i', icon: '⚠' },
   { path: '/tools', label: 'Tools', group: 'Tools', anyOf: ['tools'], key: 't', icon: '⚒' },
   { path: '/terminal', label: 'Terminal', group: 'Tools', anyOf: ['sa'], key: 's', icon: '›_' },
   {

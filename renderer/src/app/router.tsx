@@ -70,6 +70,13 @@ export function consoleRoutes(queryClient: QueryClient | null = null): RouteObje
           lazy: page(() => import('../features/dashboards/dashboards-page.js')),
         },
         { path: 'urls', lazy: page(() => import('../features/urls/urls-page.js')) },
+        { path: 'logs/syslog', lazy: page(() => import('../features/logs/syslog-page.js')) },
+        { path: 'logs/windows', lazy: page(() => import('../features/logs/windows-page.js')) },
+        { path: 'logs/ids', lazy: page(() => import('../features/logs/ids-page.js')) },
+        {
+          path: 'logs/ids/:event',
+          lazy: page(() => import('../features/logs/ids-event-page.js')),
+        },
         { path: 'tools', lazy: page(() => import('../features/tools/tools-page.js')) },
         { path: 'tools/:tool', lazy: page(() => import('../features/tools/tools-page.js')) },
         { path: 'terminal', lazy: page(() => import('../features/terminal/terminal-page.js')) },
