@@ -14,6 +14,7 @@ import {
   Table,
   Text,
   Title,
+  useComputedColorScheme,
 } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
@@ -87,6 +88,7 @@ export function Page() {
   const valid = Number.isInteger(id) && id > 0;
   const event = useQuery({ ...idsEventQuery(id), enabled: valid && caller.can('logs') });
   const feed = FEEDS.eve;
+  const light = useComputedColorScheme('dark') === 'light';
   if (caller.loading) return <RowsSkeleton />;
   if (!caller.can('logs'))
     return (
@@ -119,7 +121,11 @@ export function Page() {
         {back}
       </PageHeader>
       <Group gap="xs">
-        <Badge color={(level?.color ?? 'gray.6').split('.')[0]} variant="light">
+        <Badge
+          color={`${(level?.color ?? 'gray.6').split('.')[0]}${light ? '.3' : ''}`}
+          variant={light ? 'filled' : 'light'}
+          autoContrast
+        >
           {severityLabel(feed, e.severity)}
         </Badge>
         <Text size="sm">{formatTime(e.timestamp)}</Text>

@@ -23,6 +23,7 @@ import {
   Text,
   TextInput,
   Title,
+  useComputedColorScheme,
 } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
@@ -67,8 +68,17 @@ type DeviceNames = Map<number, string>;
 
 function SeverityBadge({ feed, value }: { feed: FeedDef; value: number }) {
   const level = levelOf(feed, value);
+  // Light tints and warm outlines fail 4.5:1 contrast on a white page: the light theme fills
+  // the badge in a pale shade (autoContrast then picks dark text).
+  const light = useComputedColorScheme('dark') === 'light';
   return (
-    <Badge size="xs" variant="light" color={(level?.color ?? 'gray.6').split('.')[0]} radius="xs">
+    <Badge
+      size="xs"
+      variant={light ? 'filled' : 'light'}
+      autoContrast
+      color={`${(level?.color ?? 'gray.6').split('.')[0]}${light ? '.3' : ''}`}
+      radius="xs"
+    >
       {severityLabel(feed, value)}
     </Badge>
   );
@@ -101,7 +111,7 @@ function columnsOf(feed: FeedId, names: DeviceNames): Column<LogRow>[] {
   const time: Column<LogRow> = {
     id: 'timestamp',
     header: 'Time',
-    size: 170,
+    size: 190,
     sortValue: (r) => r.timestamp,
     cell: (r) => <span className="console-mono">{formatTime(r.timestamp)}</span>,
   };
@@ -449,7 +459,7 @@ export function LogExplorer({ feedId }: { feedId: FeedId }) {
             </Alert>
           ) : null}
           {answer.data.length === 0 ? (
-            <EmptyState title={`No ${feed.title.toLowerCase()} in this window`}>
+            <EmptyState title={`No ${feed.noun} in this window`}>
               {Object.keys(filters).length
                 ? 'Nothing matches these filters. Clear them or widen the window.'
                 : feedId === 'syslog'
@@ -513,7 +523,7 @@ export function LogExplorer({ feedId }: { feedId: FeedId }) {
         <Text size="xs" c="dimmed">
           Syslog from an address no device holds shows its sender; set a device’s syslog access on{' '}
           {seesDevices ? (
-            <Anchor component={Link} to="/devices" size="xs">
+            <Anchor component={Link} to="/devices" size="xs" underline="always">
               its page
             </Anchor>
           ) : (

@@ -20,6 +20,8 @@ export interface SeverityLevel {
 export interface FeedDef {
   id: FeedId;
   title: string;
+  /** What the rows are called in a sentence. */
+  noun: string;
   path: string;
   /** Keys of the list's `filters` besides severity (in the order the form offers them). */
   filterKeys: string[];
@@ -61,6 +63,7 @@ export const FEEDS: Record<FeedId, FeedDef> = {
   syslog: {
     id: 'syslog',
     title: 'Syslog',
+    noun: 'syslog messages',
     path: '/logs/syslog',
     filterKeys: ['message', 'source', 'device_id', 'facility', 'timestamp'],
     savedKeys: ['message', 'source', 'device_id', 'facility', 'severity'],
@@ -71,6 +74,7 @@ export const FEEDS: Record<FeedId, FeedDef> = {
   eventlog: {
     id: 'eventlog',
     title: 'Windows events',
+    noun: 'Windows events',
     path: '/logs/windows',
     filterKeys: ['message', 'source', 'log', 'event_id', 'device_id', 'timestamp'],
     savedKeys: ['message', 'source', 'log', 'event_id', 'device_id', 'timestamp', 'severity'],
@@ -81,6 +85,7 @@ export const FEEDS: Record<FeedId, FeedDef> = {
   eve: {
     id: 'eve',
     title: 'IDS events',
+    noun: 'IDS events',
     path: '/logs/ids',
     filterKeys: [
       'ip',

@@ -39,7 +39,7 @@ export function SeverityChart({
               className="console-sev-row"
               data-active={active || undefined}
               aria-pressed={active}
-              aria-label={`${def?.label ?? level}: ${count}`}
+              data-count={count}
               data-testid={`severity-${level}`}
               w="100%"
             >
