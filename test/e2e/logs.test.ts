@@ -275,6 +275,58 @@ describe.runIf(enabled)('log pages in Chromium', { timeout: 120_000 }, () => {
     await clean();
   });
 
+  it('device page: syslog access refuses less severe lines; an event-log tracker is added', async () => {
+    await w.page.goto(`${a.url}/devices/1`);
+    await w.page.getByTestId('device-label').waitFor();
+    await w.page.getByRole('tab', { name: 'Logs' }).click();
+    const access = w.page.getByTestId('syslog-access');
+    await access.getByRole('button', { name: 'Save' }).waitFor();
+    await w.page.getByTestId('syslog-min-severity').click();
+    await w.page.getByRole('option', { name: '3 Error' }).click();
+    await access.getByRole('button', { name: 'Save' }).click();
+    for (let i = 0; i < 50; i++) {
+      const c = await a.api('GET', '/api/syslog/config/1', undefined, adminToken);
+      if (c.body?.config?.min_severity === 3) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const config = await a.api('GET', '/api/syslog/config/1', undefined, adminToken);
+    expect(config.body.config).toEqual({ enabled: true, min_severity: 3, device_id: 1 });
+    // Intake applies it: a warning is refused, an error kept.
+    const port = a.appliance.ctx.collectorPorts.report().syslog!.udp!;
+    sendSyslog('user.warning', 'e2eapp', `${RUN} after-config warning`, port);
+    sendSyslog('user.err', 'e2eapp', `${RUN} after-config error`, port);
+    let messages: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const list = await a.api(
+        'GET',
+        `/api/syslog/list?hours=1&filters=${encodeURIComponent(JSON.stringify({ message: 'after-config' }))}`,
+        undefined,
+        adminToken,
+      );
+      messages = (list.body?.data ?? []).map((r: { message: string }) => r.message);
+      if (messages.length > 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(messages).toEqual([`${RUN} after-config error`]);
+    // Back to everything for the other tests.
+    await a.api('POST', '/api/syslog/config/1', { enabled: true, min_severity: 7 }, adminToken);
+
+    const trackers = w.page.getByTestId('eventlog-trackers');
+    await trackers.getByText('No event-log trackers on this device.').waitFor();
+    await w.page.getByTestId('eventlog-query').click();
+    const option = w.page.getByRole('option').first();
+    const label = (await option.textContent()) ?? '';
+    await option.click();
+    await w.page.getByTestId('add-eventlog-tracker').click();
+    await trackers.getByRole('cell', { name: label, exact: true }).waitFor();
+    const stored = await a.api('GET', '/api/eventlog/trackers?device_id=1', undefined, adminToken);
+    expect(stored.body).toEqual([expect.objectContaining({ device_id: 1, label })]);
+    await screenshot(w.page, 'device-logs-dark');
+    await expect(seriousAxe(w.page)).resolves.toEqual([]);
+    await clean();
+  });
+
   it('a user without logs sees no log navigation and requests no log endpoint', async () => {
     const user = await createUser(a, adminToken, 'nologs', ['devices']);
     const other = await openPage(browser);
@@ -299,6 +351,9 @@ describe.runIf(enabled)('log pages in Chromium', { timeout: 120_000 }, () => {
         ).resolves.toBe(0);
       await other.page.goto(`${a.url}/devices/1`);
       await other.page.getByTestId('device-label').waitFor();
+      // No write_devices: no Logs tab on the device page.
+      await other.page.getByRole('tab', { name: 'Charts' }).waitFor();
+      await expect(other.page.getByRole('tab', { name: 'Logs' }).count()).resolves.toBe(0);
       await other.page.goto(`${a.url}/logs/syslog`);
       await other.page.getByText('The logs permission is needed').waitFor();
       await other.page.waitForTimeout(500);

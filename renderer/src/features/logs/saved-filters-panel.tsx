@@ -47,7 +47,12 @@ export function SavedFiltersPanel({ feed, current }: { feed: FeedDef; current: L
     });
   const setList = (filters: SavedFilter[]) =>
     queryClient.setQueryData(logKeys.filters(feed.id), { message: '', filters });
-  const fail = (err: unknown) => notifications.show({ color: 'red', message: errorText(err) });
+  const fail = (err: unknown) =>
+    notifications.show({
+      closeButtonProps: { 'aria-label': 'Dismiss' },
+      color: 'red',
+      message: errorText(err),
+    });
 
   const create = useMutation({
     mutationFn: () => saveFilter(feed.id, label.trim(), filter),
