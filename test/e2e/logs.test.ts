@@ -327,6 +327,33 @@ describe.runIf(enabled)('log pages in Chromium', { timeout: 120_000 }, () => {
     await clean();
   });
 
+  it('overview: recent syslog and IDS panels; a Recent syslog dashboard widget', async () => {
+    await w.page.goto(`${a.url}/`);
+    const syslog = w.page.getByTestId('recent-syslog');
+    await syslog.getByText(`${RUN} error line`, { exact: false }).waitFor();
+    await syslog.getByText(`${RUN} ${IMG} probe`, { exact: false }).waitFor();
+    const ids = w.page.getByTestId('recent-eve');
+    await ids.getByRole('link', { name: `ET TEST ${SVG} probe` }).waitFor();
+    await expectNoMarkup(w.page, 'overview');
+    await screenshot(w.page, 'overview-logs-dark');
+    await expect(seriousAxe(w.page)).resolves.toEqual([]);
+
+    await w.page.goto(`${a.url}/dashboards`);
+    await w.page.getByTestId('new-dashboard').click();
+    await w.page.getByLabel('Name').fill('Logs wall');
+    await w.page.getByTestId('save-dashboard-name').click();
+    await w.page.waitForURL(/\/dashboards\/Logs%20wall$/);
+    await w.page.getByTestId('add-widget').click();
+    await w.page.getByRole('dialog').getByLabel('Widget').click();
+    await w.page.getByRole('option', { name: 'Recent syslog' }).click();
+    await w.page.getByTestId('add-widget-confirm').click();
+    const widget = w.page.getByTestId('widget');
+    await widget.getByText(`${RUN} error line`, { exact: false }).waitFor();
+    await expectNoMarkup(w.page, 'dashboard widget');
+    await screenshot(w.page, 'dashboard-syslog-widget-dark');
+    await clean();
+  });
+
   it('a user without logs sees no log navigation and requests no log endpoint', async () => {
     const user = await createUser(a, adminToken, 'nologs', ['devices']);
     const other = await openPage(browser);
@@ -338,6 +365,8 @@ describe.runIf(enabled)('log pages in Chromium', { timeout: 120_000 }, () => {
     try {
       await signInThroughUi(other.page, a.url, user.username, user.password);
       await other.page.getByRole('heading', { name: 'Overview' }).waitFor();
+      await other.page.getByTestId('tile-Devices').waitFor();
+      await expect(other.page.getByText('Recent syslog').count()).resolves.toBe(0);
       await other.page
         .getByRole('navigation', { name: 'Main' })
         .getByRole('link', { name: 'Devices', exact: true })
