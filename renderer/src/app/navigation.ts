@@ -67,4 +67,11 @@ export const PAGES: PageEntry[] = [
     anyOf: ['system'],
     icon: '⇄',
   },
+  {
+    path: '/maintenance/partitions',
+    label: 'Partitions',
+    group: 'Administration',
+    anyOf: ['system'],
+    icon: '◫',
+  },
 ];

@@ -89,6 +89,10 @@ export function consoleRoutes(queryClient: QueryClient | null = null): RouteObje
         { path: 'users', lazy: page(() => import('../features/users/users-page.js')) },
         { path: 'tokens', lazy: page(() => import('../features/tokens/tokens-page.js')) },
         { path: 'oauth-clients', lazy: page(() => import('../features/oauth/oauth-page.js')) },
+        {
+          path: 'maintenance/partitions',
+          lazy: page(() => import('../features/maintenance/partitions-page.js')),
+        },
         { path: '*', lazy: page(() => import('../components/ui/not-found-page.js')) },
       ],
     },
