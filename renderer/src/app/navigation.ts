@@ -5,7 +5,7 @@ import type { Permission } from '../lib/caller.js';
 export interface PageEntry {
   path: string;
   label: string;
-  group: 'Monitor' | 'Tools' | 'Inventory' | 'Administration' | 'Desktop';
+  group: 'Monitor' | 'Logs' | 'Tools' | 'Inventory' | 'Administration' | 'Desktop';
   /** Shown when the caller holds any of these (none = everyone). */
   anyOf?: Permission[];
   /** `g <key>` jumps here. */
@@ -32,6 +32,9 @@ export const PAGES: PageEntry[] = [
     key: 'u',
     icon: '⌁',
   },
+  { path: '/logs/syslog', label: 'Syslog', group: 'Logs', anyOf: ['logs'], key: 'l', icon: '≡' },
+  { path: '/logs/windows', label: 'Windows events', group: 'Logs', anyOf: ['logs'], icon: '⊞' },
+  { path: '/logs/ids', label: 'IDS events', group: 'Logs', anyOf: ['logs'], key: 'i', icon: '⚠' },
   { path: '/tools', label: 'Tools', group: 'Tools', anyOf: ['tools'], key: 't', icon: '⚒' },
   { path: '/terminal', label: 'Terminal', group: 'Tools', anyOf: ['sa'], key: 's', icon: '›_' },
   {
@@ -64,6 +67,13 @@ export const PAGES: PageEntry[] = [
     group: 'Administration',
     anyOf: ['system'],
     icon: '⇄',
+  },
+  {
+    path: '/maintenance/partitions',
+    label: 'Partitions',
+    group: 'Administration',
+    anyOf: ['system'],
+    icon: '◫',
   },
 ];
 

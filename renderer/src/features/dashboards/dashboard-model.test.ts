@@ -3,6 +3,7 @@ import {
   addWidget,
   deleteDashboard,
   normalize,
+  deviceless,
   removeWidget,
   renameDashboard,
 } from './dashboard-model.js';
@@ -31,5 +32,13 @@ describe('dashboard model', () => {
       dashboards: { X: { widgets: [{ i: 'ok', kind: 'status', title: 't' }] } },
       layouts: { X: [] },
     });
+  });
+
+  it('places a Recent syslog widget taller, without a device', () => {
+    let doc = normalize({ dashboards: { Logs: { widgets: [] } }, layouts: { Logs: [] } });
+    doc = addWidget(doc, 'Logs', { i: 's', kind: 'syslog', title: 'Recent syslog' });
+    expect(doc.layouts.Logs).toEqual([{ i: 's', x: 0, y: 0, w: 6, h: 5 }]);
+    expect(deviceless('syslog')).toBe(true);
+    expect(deviceless('latency')).toBe(false);
   });
 });

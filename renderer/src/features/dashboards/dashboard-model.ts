@@ -2,7 +2,7 @@
  * The console's dashboards, stored per user through getDashboards / setDashboards (the API keeps
  * both objects as given): `dashboards[name] = {widgets: Widget[]}`, `layouts[name] = Layout[]`.
  */
-export type WidgetKind = 'latency' | 'traffic' | 'disk' | 'port' | 'status';
+export type WidgetKind = 'latency' | 'traffic' | 'disk' | 'port' | 'status' | 'syslog';
 
 export interface Widget {
   i: string;
@@ -25,13 +25,23 @@ export interface DashboardsDoc {
   layouts: Record<string, LayoutItem[]>;
 }
 
-export const WIDGET_KINDS: { value: WidgetKind; label: string; needsTracker: boolean }[] = [
+export const WIDGET_KINDS: {
+  value: WidgetKind;
+  label: string;
+  needsTracker: boolean;
+  /** Shown in the widget picker only to callers holding it. */
+  permission?: 'logs';
+}[] = [
   { value: 'latency', label: 'Device latency', needsTracker: false },
   { value: 'traffic', label: 'Interface traffic', needsTracker: true },
   { value: 'disk', label: 'Disk usage', needsTracker: true },
   { value: 'port', label: 'TCP port', needsTracker: true },
   { value: 'status', label: 'Device status summary', needsTracker: false },
+  { value: 'syslog', label: 'Recent syslog', needsTracker: false, permission: 'logs' },
 ];
+
+/** Widgets that read no device (the picker asks for none). */
+export const deviceless = (kind: WidgetKind) => kind === 'status' || kind === 'syslog';
 
 /** Reads whatever the API holds into the console's shape, dropping what it does not understand. */
 export function normalize(raw: { dashboards?: unknown; layouts?: unknown }): DashboardsDoc {
@@ -55,7 +65,12 @@ export function addWidget(doc: DashboardsDoc, name: string, widget: Widget): Das
   const current = doc.dashboards[name] ?? { widgets: [] };
   const layout = doc.layouts[name] ?? [];
   const bottom = layout.reduce((m, l) => Math.max(m, l.y + l.h), 0);
-  const size = widget.kind === 'status' ? { w: 4, h: 3 } : { w: 6, h: 4 };
+  const size =
+    widget.kind === 'status'
+      ? { w: 4, h: 3 }
+      : widget.kind === 'syslog'
+        ? { w: 6, h: 5 }
+        : { w: 6, h: 4 };
   return {
     dashboards: { ...doc.dashboards, [name]: { widgets: [...current.widgets, widget] } },
     layouts: { ...doc.layouts, [name]: [...layout, { i: widget.i, x: 0, y: bottom, ...size }] },

@@ -36,6 +36,7 @@ import {
   removeWidget,
   renameDashboard,
   WIDGET_KINDS,
+  deviceless,
   type DashboardsDoc,
   type WidgetKind,
 } from './dashboard-model.js';
@@ -79,7 +80,7 @@ function AddWidget({
   const deviceLabel = devices.data?.find((d) => String(d.id) === deviceId)?.label ?? '';
   const trackerLabel = trackers.find((t) => t.value === trackerId)?.label ?? '';
   const ready =
-    kind === 'status' || (deviceId !== null && (!spec.needsTracker || trackerId !== null));
+    deviceless(kind) || (deviceId !== null && (!spec.needsTracker || trackerId !== null));
   return (
     <Modal opened onClose={onClose} title="Add a widget">
       <Stack gap="xs">
@@ -90,10 +91,13 @@ function AddWidget({
             setKind((v ?? 'latency') as WidgetKind);
             setTrackerId(null);
           }}
-          data={WIDGET_KINDS.map((k) => ({ value: k.value, label: k.label }))}
+          data={WIDGET_KINDS.filter((k) => !k.permission || caller.can(k.permission)).map((k) => ({
+            value: k.value,
+            label: k.label,
+          }))}
           allowDeselect={false}
         />
-        {kind !== 'status' ? (
+        {!deviceless(kind) ? (
           <Select
             label="Device"
             searchable
@@ -132,7 +136,9 @@ function AddWidget({
                 title:
                   kind === 'status'
                     ? 'Device status'
-                    : `${deviceLabel}${trackerLabel ? ` · ${trackerLabel}` : ''} · ${spec.label.toLowerCase()}`,
+                    : kind === 'syslog'
+                      ? 'Recent syslog'
+                      : `${deviceLabel}${trackerLabel ? ` · ${trackerLabel}` : ''} · ${spec.label.toLowerCase()}`,
               })
             }
           >

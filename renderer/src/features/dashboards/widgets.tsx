@@ -22,6 +22,7 @@ import {
   type InterfaceTracker,
   type PortTracker,
 } from '../../lib/device-api.js';
+import { RecentLogs } from '../logs/recent-logs.js';
 import type { Widget } from './dashboard-model.js';
 
 function StatusSummary() {
@@ -124,6 +125,8 @@ function DeviceWidget({ widget, height }: { widget: Widget; height: number }) {
 export function WidgetBody({ widget, height }: { widget: Widget; height: number }) {
   return widget.kind === 'status' ? (
     <StatusSummary />
+  ) : widget.kind === 'syslog' ? (
+    <RecentLogs feedId="syslog" limit={20} />
   ) : (
     <DeviceWidget widget={widget} height={height} />
   );

@@ -23,6 +23,7 @@ import {
 } from '../../lib/device-api.js';
 import { DisksPanel, InterfacesPanel, LatencyPanel, PortsAndOids } from './device-charts.js';
 import { DeviceForm } from './device-form.js';
+import { DeviceLogsPanel } from './device-logs-panel.js';
 import { DeviceWidgets, PinnedWidgets } from './device-widgets.js';
 import { TrackersPanel } from './trackers-panel.js';
 import { WalkPanel } from './walk-panel.js';
@@ -104,6 +105,7 @@ export function Page() {
           <Tabs.Tab value="ports">Ports and OIDs</Tabs.Tab>
           {caller.can('write_devices') ? <Tabs.Tab value="trackers">Trackers</Tabs.Tab> : null}
           {caller.can('tools') ? <Tabs.Tab value="walk">SNMP walk</Tabs.Tab> : null}
+          {caller.can('write_devices') ? <Tabs.Tab value="logs">Logs</Tabs.Tab> : null}
         </Tabs.List>
         <Tabs.Panel value="charts" pt="sm">
           <Stack gap="sm">
@@ -137,6 +139,9 @@ export function Page() {
         </Tabs.Panel>
         <Tabs.Panel value="walk" pt="sm">
           <WalkPanel deviceId={id} />
+        </Tabs.Panel>
+        <Tabs.Panel value="logs" pt="sm">
+          <DeviceLogsPanel deviceId={id} />
         </Tabs.Panel>
       </Tabs>
       {editing ? <DeviceForm deviceId={id} onClose={() => setEditing(false)} /> : null}

@@ -12,6 +12,7 @@ import { api } from '../../lib/api-client.js';
 import { useCaller } from '../../lib/caller.js';
 import { formatAgo, formatMs, formatPercent, formatTime } from '../../lib/format.js';
 import { keys } from '../../lib/query-keys.js';
+import { RecentLogs } from '../logs/recent-logs.js';
 import {
   expiringCertificates,
   failingUrls,
@@ -68,6 +69,7 @@ export function Page() {
   const caller = useCaller();
   const seesDevices = caller.canAny('devices', 'overwatch');
   const seesUrls = caller.can('urls');
+  const seesLogs = caller.can('logs');
   const devices = useQuery({
     queryKey: keys.devices.overview,
     queryFn: () =>
@@ -90,13 +92,13 @@ export function Page() {
   const expiring = urls.data ? expiringCertificates(urls.data) : [];
 
   if (caller.loading) return <RowsSkeleton />;
-  if (!seesDevices && !seesUrls)
+  if (!seesDevices && !seesUrls && !seesLogs)
     return (
       <>
         <PageHeader title="Overview" />
         <EmptyState title="Nothing to watch with your permissions">
-          Ask an administrator for the devices or urls permission; meanwhile the tools and your
-          account are in the menu.
+          Ask an administrator for the devices, urls or logs permission; meanwhile the tools and
+          your account are in the menu.
         </EmptyState>
       </>
     );
@@ -259,6 +261,22 @@ export function Page() {
         </Panel>
       ) : null}
       {urls.isError ? <ErrorNotice error={urls.error} /> : null}
+      {seesLogs ? (
+        <SimpleGrid cols={{ base: 1, md: 2 }} spacing="sm">
+          <Panel title="Recent syslog">
+            <RecentLogs feedId="syslog" />
+            <Anchor component={Link} to="/logs/syslog" size="sm">
+              All syslog
+            </Anchor>
+          </Panel>
+          <Panel title="Recent IDS events">
+            <RecentLogs feedId="eve" />
+            <Anchor component={Link} to="/logs/ids" size="sm">
+              All IDS events
+            </Anchor>
+          </Panel>
+        </SimpleGrid>
+      ) : null}
       <Group />
     </Stack>
   );
