@@ -43,6 +43,10 @@ describe('tag scoping', () => {
     const notFound = () => new Error('Device not found');
     const tagsOf = (d: { tags: number[] }) => d.tags;
     expect(() => scopedOrNotFound(who([1]), null, tagsOf, notFound)).toThrow('Device not found');
+    // A missing record is never handed to tagsOf (which could fail on it with another error).
+    expect(() =>
+      scopedOrNotFound<{ tags: number[] }>(who([1]), undefined, tagsOf, notFound),
+    ).toThrow('Device not found');
     expect(() => scopedOrNotFound(who([1]), { tags: [9] }, tagsOf, notFound)).toThrow(
       'Device not found',
     );
@@ -65,7 +69,9 @@ describe('tag scoping', () => {
     expect(ids(who(null))).toEqual([1, 2, 3]);
     expect(ids(who([20]))).toEqual([2]);
     expect(ids(who([]))).toEqual([]);
-    expect(() => deviceScopeSql(who([1]), 'd.id; DROP TABLE x')).toThrow();
+    expect(() => deviceScopeSql(who([1]), 'd.id; DROP TABLE x')).toThrow(
+      'bad column name d.id; DROP TABLE x',
+    );
   });
 
   it('is answered from the device_tags primary key on the real schema (no scan of device_tags)', () => {
@@ -167,6 +173,14 @@ describe('list scoping resolved once per request', () => {
     expect(byIp).toEqual(scoped);
     expect(count(scopeOf({ identity: who([]) }, resolve))).toEqual([]);
     expect(count(null)).toHaveLength(30);
-    expect(() => scopeSql(null, 'device_id; DROP TABLE log_rows')).toThrow();
+    expect(() => scopeSql(null, 'device_id; DROP TABLE log_rows')).toThrow(
+      'bad column name device_id; DROP TABLE log_rows',
+    );
+    // Without `on`, the scope's device ids are the parameter.
+    const byDefault = scopeSql({ deviceIds: new Set([3, 6]), ips: new Set(['127.0.0.3']) }, 'd.id');
+    expect(byDefault).toEqual({
+      sql: 'd.id IN (SELECT value FROM json_each(?))',
+      params: ['[3,6]'],
+    });
   });
 });
