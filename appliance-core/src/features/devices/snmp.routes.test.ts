@@ -610,6 +610,17 @@ describe.runIf(havePeer('snmpd', 'snmpd'))('SNMP through the API (real snmpd)', 
           },
         });
         const id = silent.body.device.id as number;
+        // Creating an SNMP device queues its crawl, which asks the agent too: wait until that
+        // crawl has failed, so that the sessions counted below are the two walks'.
+        const crawled = () =>
+          h.appliance.db
+            .prepare('SELECT last_crawl_status AS s FROM device_snmp WHERE device_id = ?')
+            .get(id) as { s: string | null } | undefined;
+        const crawlDeadline = Date.now() + 30_000;
+        while (crawled()?.s !== 'failed' && Date.now() < crawlDeadline)
+          await new Promise((r) => setTimeout(r, 20));
+        expect(crawled()?.s).toBe('failed');
+        askedFrom.clear();
         const walks = [
           req('POST', `/api/getSNMPWalkInfo/${id}`, { token: admin }),
           req('POST', `/api/getSNMPWalkInfo/${id}`, { token: admin }),
