@@ -42,6 +42,8 @@ async function server(publicOrigin?: string): Promise<App> {
   });
   const whoAmI = async (request: { identity: Identity | null }) => ({
     user: request.identity?.user.id ?? null,
+    // Every request carries `identity` (null until the hook sets it), also on public routes.
+    decorated: request.identity !== undefined,
   });
   defineRoute(app, {
     method: 'GET',
@@ -108,11 +110,12 @@ describe('auth hook', () => {
     expect(of('Basic abc')).toBeNull();
     expect(of('Bearer a b')).toBeNull();
     expect(of('Bearer')).toBeNull();
+    expect(of('xBearer abc')).toBeNull();
   });
 
   it('lets a token with the permission through, with its identity on the request', async () => {
     const res = await get(app, '/api/things', { authorization: 'Bearer reader' });
-    expect([res.statusCode, res.json()]).toEqual([200, { user: 7 }]);
+    expect([res.statusCode, res.json()]).toEqual([200, { user: 7, decorated: true }]);
   });
 
   it('answers 401 without a token: Bearer with the metadata link of the Host, no error', async () => {
@@ -134,6 +137,20 @@ describe('auth hook', () => {
     );
   });
 
+  it('takes a Host without a port and an IPv6 literal', async () => {
+    const link = (origin: string) =>
+      `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource"`;
+    expect((await get(app, '/api/things', { host: 'box.local' })).headers['www-authenticate']).toBe(
+      link('http://box.local'),
+    );
+    expect(
+      (await get(app, '/api/things', { host: '[::1]:8443' })).headers['www-authenticate'],
+    ).toBe(link('http://[::1]:8443'));
+    expect((await get(app, '/api/things', { host: '[zz]' })).headers['www-authenticate']).toBe(
+      'Bearer',
+    );
+  });
+
   it('never puts a Host that is not host[:port] into the header', async () => {
     const res = await get(app, '/api/things', { host: 'evil.test/x"' });
     expect(res.statusCode).toBe(401);
@@ -150,18 +167,26 @@ describe('auth hook', () => {
 
   it('runs no auth on a public route', async () => {
     const res = await get(app, '/api/open', { authorization: 'Bearer reader' });
-    expect([res.statusCode, res.json()]).toEqual([200, { user: null }]);
+    expect([res.statusCode, res.json()]).toEqual([200, { user: null, decorated: true }]);
   });
 
   it('reads the session cookie on a browser-session route and refuses a session without the permission', async () => {
-    const cookie = (value: string) => ({ cookie: `${SESSION_COOKIE}=${value}` });
-    expect((await get(app, '/auth/page', cookie('good'))).json()).toEqual({ user: 7 });
+    expect(SESSION_COOKIE).toBe('appliance_session');
+    const cookie = (value: string) => ({ cookie: `appliance_session=${value}` });
+    expect((await get(app, '/auth/page', cookie('good'))).json()).toEqual({
+      user: 7,
+      decorated: true,
+    });
     // Without a session the page decides itself (here: it answers without an identity).
-    expect((await get(app, '/auth/page')).json()).toEqual({ user: null });
-    expect((await get(app, '/auth/page', cookie('unknown'))).json()).toEqual({ user: null });
+    expect((await get(app, '/auth/page')).json()).toEqual({ user: null, decorated: true });
+    expect((await get(app, '/auth/page', cookie('unknown'))).json()).toEqual({
+      user: null,
+      decorated: true,
+    });
     // A bearer token means nothing to a browser page.
     expect((await get(app, '/auth/page', { authorization: 'Bearer reader' })).json()).toEqual({
       user: null,
+      decorated: true,
     });
     const weak = await get(app, '/auth/page', cookie('weak'));
     expect([weak.statusCode, weak.json()]).toEqual([401, DENIED]);
