@@ -47,6 +47,7 @@ import {
   tagsOfDevices,
   updateDevice,
   type DeviceFields,
+  type DeviceListFilter,
   type DeviceRow,
   type TagRow,
 } from './devices.repository.js';
@@ -392,12 +393,7 @@ export class DevicesService {
     identity: Identity,
     query: DeviceListQuery,
   ): (DeviceRecordBase & Partial<Record<DeviceRelation, unknown>>)[] {
-    const rows = listDevices(this.ctx.db, {
-      scope: scopeSql(this.scopeOfIdentity(identity), 'd.id'),
-      tag: query.tag,
-      status: query.status,
-      search: query.search,
-    });
+    const rows = listDevices(this.ctx.db, this.listFilter(identity, query));
     const ids = rows.map((r) => r.id);
     const tags = tagsOfDevices(this.ctx.db, ids);
     const loaded = DEVICE_RELATIONS.filter(
@@ -414,18 +410,23 @@ export class DevicesService {
     });
   }
 
+  /** The list's filters and the caller's tag scope, as the repository takes them. */
+  private listFilter(identity: Identity, query: DeviceListQuery): DeviceListFilter {
+    return {
+      scope: scopeSql(this.scopeOfIdentity(identity), 'd.id'),
+      tag: query.tag,
+      status: query.status,
+      search: query.search,
+    };
+  }
+
   /**
    * Reachability and the latest latency reading of the listed devices (same filters and tag scope
    * as `list`), as columns: for 20,000 devices this is a fraction of the `?ping=true` list, built
    * without a row object per device.
    */
   status(identity: Identity, query: DeviceListQuery): DeviceStatusColumns {
-    const rows = listDeviceStatus(this.ctx.db, {
-      scope: scopeSql(this.scopeOfIdentity(identity), 'd.id'),
-      tag: query.tag,
-      status: query.status,
-      search: query.search,
-    });
+    const rows = listDeviceStatus(this.ctx.db, this.listFilter(identity, query));
     const readings: ReturnType<LatencyReadings> =
       this.latencyReadings?.() ?? new Map<never, never>();
     const columns: DeviceStatusColumns = {
