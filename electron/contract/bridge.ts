@@ -417,3 +417,57 @@ export interface ConsoleBridge {
     onDeepLink(listener: (link: DeepLink) => void): Unsubscribe;
   };
 }
+
+/** Invokes one channel of the contract (the preload: ipcRenderer.invoke; tests: their double). */
+export type BridgeInvoke = <T>(channel: ConsoleChannel, input?: unknown) => Promise<IpcResult<T>>;
+/** Subscribes to one event of the contract, passing on its payload only. */
+export type BridgeSubscribe = <T>(
+  channel: ConsoleChannel,
+  listener: (payload: T) => void,
+) => Unsubscribe;
+
+/**
+ * The bridge's methods over a transport: each method invokes its one fixed channel, each listener
+ * its one fixed event. The preload builds `window.consoleBridge` with it, and the console's
+ * Chromium tests build their double with it, so both expose the same mapping.
+ */
+export function consoleBridgeOver(invoke: BridgeInvoke, subscribe: BridgeSubscribe): ConsoleBridge {
+  const C = CONSOLE_CHANNELS;
+  return {
+    getBootstrap: () => invoke(C.appGetBootstrap),
+    connections: {
+      list: () => invoke(C.connectionsList),
+      probe: (input) => invoke(C.connectionsProbe, input),
+      add: (input) => invoke(C.connectionsAdd, input),
+      edit: (input) => invoke(C.connectionsEdit, input),
+      remove: (input) => invoke(C.connectionsRemove, input),
+      repin: (input) => invoke(C.connectionsRepin, input),
+    },
+    auth: {
+      status: (input) => invoke(C.authStatus, input),
+      signIn: (input) => invoke(C.authSignIn, input),
+      startDeviceFlow: (input) => invoke(C.authDeviceStart, input),
+      waitDeviceFlow: (input) => invoke(C.authDeviceWait, input),
+      cancelDeviceFlow: (input) => invoke(C.authDeviceCancel, input),
+      signOut: (input) => invoke(C.authSignOut, input),
+    },
+    core: {
+      status: () => invoke(C.coreStatus),
+      restart: () => invoke(C.coreRestart),
+      setCollectors: (input) => invoke(C.coreSetCollectors, input),
+    },
+    terminal: {
+      openLocal: (input) => invoke(C.terminalOpenLocal, input),
+      openAppliance: (input) => invoke(C.terminalOpenAppliance, input),
+    },
+    shell: {
+      openExternal: (input) => invoke(C.shellOpenExternal, input),
+    },
+    events: {
+      onCoreChanged: (listener) => subscribe(CONSOLE_EVENTS.coreChanged, listener),
+      onConnectionsChanged: (listener) => subscribe(CONSOLE_EVENTS.connectionsChanged, listener),
+      onAuthChanged: (listener) => subscribe(CONSOLE_EVENTS.authChanged, listener),
+      onDeepLink: (listener) => subscribe(CONSOLE_EVENTS.deepLink, listener),
+    },
+  };
+}

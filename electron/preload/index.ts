@@ -11,8 +11,8 @@ import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 
 import {
   CONSOLE_CHANNELS,
+  consoleBridgeOver,
   CONSOLE_EVENTS,
-  type ConsoleBridge,
   type ConsoleChannel,
   type IpcResult,
   type TerminalPortMessage,
@@ -58,44 +58,6 @@ ipcRenderer.on(CONSOLE_EVENTS.terminalPort, (event, payload: { sessionId?: unkno
   window.postMessage(message, window.location.origin, [...(event.ports as unknown[])]);
 });
 
-const C = CONSOLE_CHANNELS;
-
-const consoleBridge = {
-  getBootstrap: () => invoke(C.appGetBootstrap),
-  connections: {
-    list: () => invoke(C.connectionsList),
-    probe: (input) => invoke(C.connectionsProbe, input),
-    add: (input) => invoke(C.connectionsAdd, input),
-    edit: (input) => invoke(C.connectionsEdit, input),
-    remove: (input) => invoke(C.connectionsRemove, input),
-    repin: (input) => invoke(C.connectionsRepin, input),
-  },
-  auth: {
-    status: (input) => invoke(C.authStatus, input),
-    signIn: (input) => invoke(C.authSignIn, input),
-    startDeviceFlow: (input) => invoke(C.authDeviceStart, input),
-    waitDeviceFlow: (input) => invoke(C.authDeviceWait, input),
-    cancelDeviceFlow: (input) => invoke(C.authDeviceCancel, input),
-    signOut: (input) => invoke(C.authSignOut, input),
-  },
-  core: {
-    status: () => invoke(C.coreStatus),
-    restart: () => invoke(C.coreRestart),
-    setCollectors: (input) => invoke(C.coreSetCollectors, input),
-  },
-  terminal: {
-    openLocal: (input) => invoke(C.terminalOpenLocal, input),
-    openAppliance: (input) => invoke(C.terminalOpenAppliance, input),
-  },
-  shell: {
-    openExternal: (input) => invoke(C.shellOpenExternal, input),
-  },
-  events: {
-    onCoreChanged: (listener) => subscribe(CONSOLE_EVENTS.coreChanged, listener),
-    onConnectionsChanged: (listener) => subscribe(CONSOLE_EVENTS.connectionsChanged, listener),
-    onAuthChanged: (listener) => subscribe(CONSOLE_EVENTS.authChanged, listener),
-    onDeepLink: (listener) => subscribe(CONSOLE_EVENTS.deepLink, listener),
-  },
-} satisfies ConsoleBridge;
+const consoleBridge = consoleBridgeOver(invoke, subscribe);
 
 contextBridge.exposeInMainWorld('consoleBridge', consoleBridge);

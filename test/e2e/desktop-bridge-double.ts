@@ -1,7 +1,7 @@
 /**
  * The test double of the desktop app's preload (electron/preload/index.ts), for the console in
- * Chromium: `window.consoleBridge` typed by the same contract (`satisfies ConsoleBridge`), each
- * method invoking the contract's one channel, only those channels, and each listener bound to one
+ * Chromium: `window.consoleBridge` built by the contract's own `consoleBridgeOver` (the mapping
+ * the preload ships), each method invoking the contract's one channel, only those channels, and each listener bound to one
  * event. Where the preload calls ipcRenderer, the double calls a function the test exposes on the
  * page (`__consoleBridgeInvoke`), behind which the test runs the real main-process IPC handlers
  * (desktop-host.ts). Terminal ports reach the page as the preload delivers them: a MessagePort
@@ -12,6 +12,7 @@
  */
 import {
   CONSOLE_CHANNELS,
+  consoleBridgeOver,
   CONSOLE_EVENTS,
   type ConsoleBridge,
   type ConsoleChannel,
@@ -75,44 +76,7 @@ export function installBridgeDouble(win: DoubleWindow): void {
     };
   }
 
-  const C = CONSOLE_CHANNELS;
-  const consoleBridge = {
-    getBootstrap: () => invoke(C.appGetBootstrap),
-    connections: {
-      list: () => invoke(C.connectionsList),
-      probe: (input) => invoke(C.connectionsProbe, input),
-      add: (input) => invoke(C.connectionsAdd, input),
-      edit: (input) => invoke(C.connectionsEdit, input),
-      remove: (input) => invoke(C.connectionsRemove, input),
-      repin: (input) => invoke(C.connectionsRepin, input),
-    },
-    auth: {
-      status: (input) => invoke(C.authStatus, input),
-      signIn: (input) => invoke(C.authSignIn, input),
-      startDeviceFlow: (input) => invoke(C.authDeviceStart, input),
-      waitDeviceFlow: (input) => invoke(C.authDeviceWait, input),
-      cancelDeviceFlow: (input) => invoke(C.authDeviceCancel, input),
-      signOut: (input) => invoke(C.authSignOut, input),
-    },
-    core: {
-      status: () => invoke(C.coreStatus),
-      restart: () => invoke(C.coreRestart),
-      setCollectors: (input) => invoke(C.coreSetCollectors, input),
-    },
-    terminal: {
-      openLocal: (input) => invoke(C.terminalOpenLocal, input),
-      openAppliance: (input) => invoke(C.terminalOpenAppliance, input),
-    },
-    shell: {
-      openExternal: (input) => invoke(C.shellOpenExternal, input),
-    },
-    events: {
-      onCoreChanged: (listener) => subscribe(CONSOLE_EVENTS.coreChanged, listener),
-      onConnectionsChanged: (listener) => subscribe(CONSOLE_EVENTS.connectionsChanged, listener),
-      onAuthChanged: (listener) => subscribe(CONSOLE_EVENTS.authChanged, listener),
-      onDeepLink: (listener) => subscribe(CONSOLE_EVENTS.deepLink, listener),
-    },
-  } satisfies ConsoleBridge;
+  const consoleBridge = consoleBridgeOver(invoke, subscribe);
 
   win.__bridgeDouble = {
     calls,
