@@ -26,7 +26,7 @@ import {
   useComputedColorScheme,
 } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 
 import { EmptyState, ErrorNotice, RowsSkeleton } from '../../components/ui/feedback.js';
@@ -227,7 +227,14 @@ function columnsOf(feed: FeedId, names: DeviceNames): Column<LogRow>[] {
   ];
 }
 
-function FilterForm({
+/** The filters as JSON with sorted keys, so two spellings of one filter set compare equal. */
+function canonicalFilters(filters: LogFilters): string {
+  return JSON.stringify(
+    Object.fromEntries(Object.entries(filters).sort(([a], [b]) => a.localeCompare(b))),
+  );
+}
+
+export function FilterForm({
   feed,
   applied,
   onApply,
@@ -240,18 +247,27 @@ function FilterForm({
   const [values, setValues] = useState<Record<string, string>>(initial.values);
   const [severities, setSeverities] = useState<string[]>(initial.severities.map(String));
   const [extra, setExtra] = useState<string | null>(null);
-  const appliedText = JSON.stringify(applied);
+  const appliedText = canonicalFilters(applied);
+  // What this form itself last applied: when the URL catches up with it, the form keeps what the
+  // user has typed since (pressing Clear and typing at once must not lose the typing).
+  const sent = useRef<string | null>(null);
   // A change from outside (a severity bar, a reload) shows in the form.
   useEffect(() => {
+    if (sent.current === appliedText) return;
+    sent.current = null;
     const next = formOf(feed, JSON.parse(appliedText) as LogFilters);
     setValues(next.values);
     setSeverities(next.severities.map(String));
   }, [feed, appliedText]);
+  const send = (filters: LogFilters) => {
+    sent.current = canonicalFilters(filters);
+    onApply(filters);
+  };
   const [first, ...rest] = feed.filterKeys;
   const shown = rest.filter((k) => values[k] !== undefined || k === extra);
   const hidden = rest.filter((k) => !shown.includes(k));
   const apply = () =>
-    onApply(
+    send(
       buildFilters(
         feed,
         values,
@@ -321,7 +337,7 @@ function FilterForm({
             setValues({});
             setSeverities([]);
             setExtra(null);
-            onApply({});
+            send({});
           }}
         >
           Clear
