@@ -57,5 +57,7 @@ export const themeFor = (density: Density) =>
       },
       Tabs: { defaultProps: { variant: 'default' } },
       Modal: { defaultProps: { centered: true, closeButtonProps: { 'aria-label': 'Close' } } },
+      // Toasts from notifications.show(): the close button is an icon, so it needs a name.
+      Notification: { defaultProps: { closeButtonProps: { 'aria-label': 'Dismiss' } } },
     },
   });

@@ -62,7 +62,6 @@ function SyslogAccess({ deviceId }: { deviceId: number }) {
         config: answer.config,
       });
       notifications.show({
-        closeButtonProps: { 'aria-label': 'Dismiss' },
         color: 'teal',
         message: answer.message || 'Saved.',
       });
@@ -127,7 +126,6 @@ function EventLogTrackers({ deviceId }: { deviceId: number }) {
     void queryClient.invalidateQueries({ queryKey: logKeys.eventlogTrackers(deviceId) });
   const fail = (err: unknown) =>
     notifications.show({
-      closeButtonProps: { 'aria-label': 'Dismiss' },
       color: 'red',
       message: errorText(err),
     });
@@ -137,7 +135,6 @@ function EventLogTrackers({ deviceId }: { deviceId: number }) {
       const known = trackers.data?.some((t) => t.id === row.id);
       if (known)
         notifications.show({
-          closeButtonProps: { 'aria-label': 'Dismiss' },
           message: 'This query is already tracked on this device.',
         });
       setQueryId(null);

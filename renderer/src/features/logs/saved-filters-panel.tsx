@@ -49,7 +49,6 @@ export function SavedFiltersPanel({ feed, current }: { feed: FeedDef; current: L
     queryClient.setQueryData(logKeys.filters(feed.id), { message: '', filters });
   const fail = (err: unknown) =>
     notifications.show({
-      closeButtonProps: { 'aria-label': 'Dismiss' },
       color: 'red',
       message: errorText(err),
     });

@@ -45,8 +45,7 @@ import {
 } from './maintenance-api.js';
 import { looksLikeCron, partitionView, type PartitionView } from './partition-model.js';
 
-const toast = (color: string, message: string) =>
-  notifications.show({ color, message, closeButtonProps: { 'aria-label': 'Dismiss' } });
+const toast = (color: string, message: string) => notifications.show({ color, message });
 
 /** The partitions of one table (exported for its component test). */
 export function PartitionsTable({
