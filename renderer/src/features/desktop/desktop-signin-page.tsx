@@ -12,11 +12,8 @@ import {
   Divider,
   List,
   Paper,
-  PasswordInput,
-  PinInput,
   Stack,
   Text,
-  TextInput,
   Title,
 } from '@mantine/core';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
@@ -26,16 +23,17 @@ import {
   DEVICE_FLOW_FAILURE_CAUSES,
   type DeviceFlowStart,
 } from '../../../../electron/contract/bridge.js';
+import {
+  CredentialFields,
+  safeNext,
+  type CredentialStep,
+} from '../../components/ui/credential-fields.js';
 import { useActiveConnection } from '../../lib/active-connection.js';
 import { useSession } from '../../lib/session.js';
 import { ConnectionSwitcher } from './connection-switcher.js';
 import { bridgeOrThrow, unwrap } from './desktop-start.js';
 import { useDesktop } from './desktop-store.js';
 import { StorageWarning } from './storage-warning.js';
-
-function safeNext(next: string | null): string {
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
-}
 
 type DeviceState =
   | { phase: 'idle' }
@@ -187,7 +185,7 @@ export function Page() {
   const [login, setLogin] = useState('');
   const [password, setPassword] = useState('');
   const [totp, setTotp] = useState('');
-  const [step, setStep] = useState<'password' | 'totp'>('password');
+  const [step, setStep] = useState<CredentialStep>('password');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const next = safeNext(params.get('next') ?? expiredAt);
@@ -250,44 +248,20 @@ export function Page() {
                   {error}
                 </Alert>
               ) : null}
-              {step === 'password' ? (
-                <>
-                  <TextInput
-                    label="Username or email"
-                    name="username"
-                    autoComplete="username"
-                    required
-                    autoFocus
-                    value={login}
-                    onChange={(e) => setLogin(e.currentTarget.value)}
-                  />
-                  <PasswordInput
-                    label="Password"
-                    name="password"
-                    autoComplete="current-password"
-                    required
-                    value={password}
-                    onChange={(e) => setPassword(e.currentTarget.value)}
-                  />
-                </>
-              ) : (
-                <Stack gap={4}>
-                  <Text size="sm">Enter the 6-digit code from your authenticator app.</Text>
-                  <PinInput
-                    length={6}
-                    type="number"
-                    oneTimeCode
-                    autoFocus
-                    value={totp}
-                    onChange={setTotp}
-                    aria-label="Authentication code"
-                    data-testid="totp"
-                  />
-                </Stack>
-              )}
-              <Button type="submit" loading={busy} fullWidth size="sm">
-                {step === 'password' ? 'Sign in' : 'Verify'}
-              </Button>
+              <CredentialFields
+                step={step}
+                login={login}
+                password={password}
+                totp={totp}
+                busy={busy}
+                onLogin={setLogin}
+                onPassword={setPassword}
+                onTotp={setTotp}
+                onBack={() => {
+                  setStep('password');
+                  setTotp('');
+                }}
+              />
             </Stack>
           </form>
           <Divider label="or" />

@@ -1,26 +1,15 @@
-import {
-  Alert,
-  Button,
-  Center,
-  Paper,
-  PasswordInput,
-  PinInput,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Alert, Center, Paper, Stack, Text, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 
+import {
+  CredentialFields,
+  safeNext,
+  type CredentialStep,
+} from '../../components/ui/credential-fields.js';
 import { errorText } from '../../components/ui/feedback.js';
 import { useSession } from '../../lib/session.js';
 import { signIn } from './signin-api.js';
-
-function safeNext(next: string | null): string {
-  // Only paths of this console: never an absolute or protocol-relative URL.
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
-}
 
 export function Page() {
   const [params] = useSearchParams();
@@ -29,7 +18,7 @@ export function Page() {
   const [login, setLogin] = useState('');
   const [password, setPassword] = useState('');
   const [totp, setTotp] = useState('');
-  const [step, setStep] = useState<'password' | 'totp'>('password');
+  const [step, setStep] = useState<CredentialStep>('password');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const next = safeNext(params.get('next') ?? expiredAt);
@@ -73,57 +62,20 @@ export function Page() {
                 {error}
               </Alert>
             ) : null}
-            {step === 'password' ? (
-              <>
-                <TextInput
-                  label="Username or email"
-                  name="username"
-                  autoComplete="username"
-                  required
-                  autoFocus
-                  value={login}
-                  onChange={(e) => setLogin(e.currentTarget.value)}
-                />
-                <PasswordInput
-                  label="Password"
-                  name="password"
-                  autoComplete="current-password"
-                  required
-                  value={password}
-                  onChange={(e) => setPassword(e.currentTarget.value)}
-                />
-              </>
-            ) : (
-              <Stack gap={4}>
-                <Text size="sm" id="totp-label">
-                  Enter the 6-digit code from your authenticator app.
-                </Text>
-                <PinInput
-                  length={6}
-                  type="number"
-                  oneTimeCode
-                  autoFocus
-                  value={totp}
-                  onChange={setTotp}
-                  aria-label="Authentication code"
-                  data-testid="totp"
-                />
-              </Stack>
-            )}
-            <Button type="submit" loading={busy} fullWidth size="sm">
-              {step === 'password' ? 'Sign in' : 'Verify'}
-            </Button>
-            {step === 'totp' ? (
-              <Button
-                variant="subtle"
-                onClick={() => {
-                  setStep('password');
-                  setTotp('');
-                }}
-              >
-                Back
-              </Button>
-            ) : null}
+            <CredentialFields
+              step={step}
+              login={login}
+              password={password}
+              totp={totp}
+              busy={busy}
+              onLogin={setLogin}
+              onPassword={setPassword}
+              onTotp={setTotp}
+              onBack={() => {
+                setStep('password');
+                setTotp('');
+              }}
+            />
           </Stack>
         </form>
       </Paper>
