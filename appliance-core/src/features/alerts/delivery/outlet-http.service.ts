@@ -8,8 +8,9 @@
  *   (DNS rebinding) changes nothing already checked and is judged again on the next connection.
  * - No redirect is followed: a 3xx is a failure naming the status (a redirect to a loopback or
  *   metadata address would otherwise bypass the check).
- * - The answer's body is read up to 4 KiB and only its first line may reach an error message;
- *   the request's headers (the authorization header among them) never do.
+ * - The answer's body is read up to 4 KiB and only its first line may reach an error message,
+ *   with every header value sent cut out of it (a receiver that echoes the authorization header
+ *   does not put it in the ledger).
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -52,6 +53,19 @@ function networkError(err: NodeJS.ErrnoException): { error: string; retryable: b
     return { error: `DNS lookup failed (${code})`, retryable: true };
   if (code) return { error: `Request failed: ${code}`, retryable: true };
   return { error: `Request failed: ${err.message.split('\n')[0]}`, retryable: true };
+}
+
+/** The text with every header value sent (the authorization header among them) cut out. */
+function scrubbed(text: string, headers: Record<string, string>): string {
+  let out = text;
+  for (const value of Object.values(headers)) {
+    if (value.length < 4) continue;
+    out = out.split(value).join('[redacted]');
+    // "Bearer <token>": an echo of the token alone is cut out too.
+    const token = value.split(' ').pop() as string;
+    if (token.length >= 8) out = out.split(token).join('[redacted]');
+  }
+  return out;
 }
 
 function retryAfter(value: string | string[] | undefined, now: number): number | undefined {
@@ -110,12 +124,14 @@ export function sendOutletRequest(
         response.on('end', () => {
           const status = response.statusCode ?? 0;
           if (status >= 200 && status < 300) return finish({ ok: true, status, retryable: false });
-          const firstLine = Buffer.concat(chunks)
-            .subarray(0, MAX_BODY)
-            .toString('utf8')
-            .split('\n')[0]!
-            .replace(/[^\x20-\x7e]/g, '')
-            .slice(0, 200);
+          const firstLine = scrubbed(
+            Buffer.concat(chunks)
+              .subarray(0, MAX_BODY)
+              .toString('utf8')
+              .split('\n')[0]!
+              .replace(/[^\x20-\x7e]/g, ''),
+            request.headers,
+          ).slice(0, 200);
           if (status >= 300 && status < 400)
             return finish({
               ok: false,
