@@ -60,8 +60,11 @@ export interface DeliveryEngineOptions {
   policy: OutletPolicy;
   /** The mail relay with its password in clear (null when none is configured). */
   relay: () => SmtpRelay | null;
-  /** The outlet as it is now (null: deleted); without it the enqueued copy is used. */
-  currentOutlet?: (id: number) => OutletTarget | null;
+  /**
+   * The outlet as it is now (null: deleted; undefined: not known, the enqueued copy is used).
+   * Without it the enqueued copy is used.
+   */
+  currentOutlet?: (id: number) => OutletTarget | null | undefined;
   lookup?: LookupFunction;
   clientName?: string;
   /** Pending deliveries of one outlet before more are folded into a summary (default 100). */
@@ -334,7 +337,7 @@ export class DeliveryEngine implements DeliveryQueue {
         failWithoutAttempt(this.opts.db, row.id, 'The outlet was deleted');
         return null;
       }
-      target = current;
+      if (current !== undefined) target = current;
     }
     return target;
   }

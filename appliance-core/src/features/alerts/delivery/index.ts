@@ -20,3 +20,4 @@ export { validateHeaders, validAuthorization } from './outlet-payload.rules.js';
 export { recipientsOf, WEBHOOK_METHODS } from './outlet-request.rules.js';
 export { attemptsOf, deliveriesOfOccurrence, findDelivery } from './delivery.repository.js';
 export { type SmtpRelay } from './mail.service.js';
+export { createAlertDelivery, type AlertDelivery } from './delivery.service.js';
