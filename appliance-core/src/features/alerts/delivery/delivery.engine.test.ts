@@ -576,3 +576,30 @@ describe('secrets', () => {
     expect(everything).not.toContain(CANARY_PASS);
   });
 });
+
+describe('DeliveryEngine stop', () => {
+  it('waits a bounded time for an outlet that does not answer, and the next start sends again', async () => {
+    const first = setup({ stopGraceMs: 200, timeoutMs: 10_000 });
+    const r = await receiver();
+    const held: (() => void)[] = [];
+    r.answer = (_q, res) => held.push(() => res.end('late'));
+    const key = (first.secrets as unknown as { key: Buffer }).key;
+    await first.engine.start();
+    const id = first.engine.enqueue(webhook(r.url), note());
+    await until(() => r.received.length === 1, 5000, 'the first attempt');
+    const started = Date.now();
+    await first.engine.stop();
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(findDelivery(first.db, id)!.status).toBe('sending');
+    held.forEach((release) => release());
+    r.answer = (_q, res) => res.end('ok');
+    const second = setup({}, { file: first.file, key });
+    await second.engine.start();
+    await until(
+      () => findDelivery(second.db, id)!.status === 'sent',
+      5000,
+      'the delivery after the restart',
+    );
+    expect(attemptsOf(second.db, id).map((a) => a.outcome)).toEqual(['interrupted', 'sent']);
+  });
+});

@@ -77,6 +77,8 @@ export interface DeliveryEngineOptions {
   concurrency?: number;
   /** Longest sleep between looks at the queue. */
   pollMs?: number;
+  /** How long `stop` waits for deliveries in flight (default 2000 ms). */
+  stopGraceMs?: number;
 }
 
 const MINUTE_MS = 60_000;
@@ -111,6 +113,7 @@ export class DeliveryEngine implements DeliveryQueue {
       | 'timeoutMs'
       | 'concurrency'
       | 'pollMs'
+      | 'stopGraceMs'
     >
   >;
   private running = false;
@@ -138,6 +141,7 @@ export class DeliveryEngine implements DeliveryQueue {
       timeoutMs: opts.timeoutMs ?? 10_000,
       concurrency: opts.concurrency ?? 4,
       pollMs: opts.pollMs ?? 1000,
+      stopGraceMs: opts.stopGraceMs ?? 2000,
     };
   }
 
@@ -149,13 +153,23 @@ export class DeliveryEngine implements DeliveryQueue {
     this.kick();
   }
 
-  /** Stops taking deliveries and waits for the ones in flight (their outcome is recorded). */
+  /**
+   * Stops taking deliveries and waits up to `stopGraceMs` for the ones in flight (their outcome
+   * is recorded); one still running then stays `sending` and is sent again at the next start
+   * (the appliance exits within 5 s of SIGTERM, an outlet may take longer to answer).
+   */
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.pass;
-    await Promise.allSettled([...this.inFlight]);
+    let grace: NodeJS.Timeout | undefined;
+    const settled = Promise.allSettled([this.pass, ...this.inFlight]).then(() => true);
+    const timedOut = new Promise<boolean>((resolve) => {
+      grace = setTimeout(() => resolve(false), this.o.stopGraceMs);
+    });
+    const done = await Promise.race([settled, timedOut]);
+    clearTimeout(grace);
+    if (!done) this.abandoned = true;
   }
 
   /**

@@ -42,6 +42,25 @@ export function createAlertDelivery(ctx: CoreContext): AlertDelivery {
     currentOutlet: (id) => (current ? current(id) : undefined),
     clientName: ctx.hostname(),
   });
+  ctx.metrics.register('alert-delivery', () => {
+    const c = queue.counters;
+    return [
+      {
+        name: 'appliance_alert_deliveries_total',
+        help: 'Alert deliveries by what became of them (enqueued, sent, failed, retried, rate_deferred, coalesced, suppressed).',
+        type: 'counter',
+        samples: [
+          { labels: { event: 'enqueued' }, value: c.enqueued },
+          { labels: { event: 'sent' }, value: c.sent },
+          { labels: { event: 'failed' }, value: c.failed },
+          { labels: { event: 'retried' }, value: c.retried },
+          { labels: { event: 'rate_deferred' }, value: c.rateDeferred },
+          { labels: { event: 'coalesced' }, value: c.coalesced },
+          { labels: { event: 'suppressed' }, value: c.suppressed },
+        ],
+      },
+    ];
+  });
   return {
     policy,
     queue,
