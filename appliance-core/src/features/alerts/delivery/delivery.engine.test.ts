@@ -492,11 +492,10 @@ describe('DeliveryEngine restart', () => {
     await first.engine.start();
     const inFlight = first.engine.enqueue(webhook(r.url), note({ subject: 'in flight' }));
     await until(() => r.received.length === 1, 5000, 'the first attempt');
-    const waiting = first.engine.enqueue(
-      webhook(r.url, { id: 99, rate_limit_per_min: 1 }),
-      note({ subject: 'queued' }),
-    );
     first.engine.abandon(); // the process dies mid-delivery: nothing more is recorded
+    // Committed by a queue that never got to send it.
+    const waiting = first.engine.enqueue(webhook(r.url, { id: 99 }), note({ subject: 'queued' }));
+    expect(findDelivery(first.db, waiting)).toMatchObject({ status: 'pending', attempts: 0 });
     expect(findDelivery(first.db, inFlight)!.status).toBe('sending');
 
     r.answer = (_q, res) => res.end('ok');

@@ -16,8 +16,9 @@
  * - A 5xx, a 429, a timeout or a network failure is retried with exponential backoff (a 429's
  *   or 503's Retry-After is honoured when longer); any other failure (4xx, a refused address, a
  *   redirect, a bad config) fails the delivery at once. After `maxAttempts` it fails.
- * - One delivery at a time per outlet, in order (next attempt, then id); at most `concurrency`
- *   outlets at once.
+ * - One delivery at a time per outlet, in order (next attempt, then id): a worker per outlet
+ *   with something due sends them one after the other; at most `concurrency` outlets at once. A
+ *   delivery waiting for its retry does not hold back the outlet's later ones.
  * - The outlet's config (its secrets in clear) is stored only sealed by the secret box; the
  *   ledger's readable columns and error texts never carry it.
  *
@@ -36,11 +37,12 @@ import {
   countBacklog,
   countIntoSummary,
   deferForRate,
-  dueDeliveries,
+  dueOutlets,
   failWithoutAttempt,
   finishAttempt,
   insertDelivery,
   nextDueAt,
+  nextDueOfOutlet,
   openSummary,
   requeueInterrupted,
   type DeliveryRow,
@@ -82,7 +84,6 @@ export interface DeliveryEngineOptions {
 }
 
 const MINUTE_MS = 60_000;
-const BATCH = 100;
 /** How many folded deliveries a summary lists by name. */
 const SUMMARY_LISTED = 20;
 
@@ -116,12 +117,14 @@ export class DeliveryEngine implements DeliveryQueue {
       | 'stopGraceMs'
     >
   >;
+  /** Started and not stopped: timers look at the queue. */
   private running = false;
+  /** Stopping or abandoned: workers take no more deliveries. */
+  private stopping = false;
+  private abandoned = false;
   private timer: NodeJS.Timeout | null = null;
-  private pass: Promise<void> | null = null;
-  private again = false;
-  private readonly busyOutlets = new Set<number>();
-  private readonly inFlight = new Set<Promise<void>>();
+  /** One worker per outlet with something due, sending its deliveries one after the other. */
+  private readonly workers = new Map<number, Promise<void>>();
   readonly counters = {
     enqueued: 0,
     sent: 0,
@@ -150,7 +153,8 @@ export class DeliveryEngine implements DeliveryQueue {
     if (requeued > 0)
       this.opts.log.info({ requeued }, 'alert deliveries interrupted by a stop are sent again');
     this.running = true;
-    this.kick();
+    this.stopping = false;
+    this.look();
   }
 
   /**
@@ -160,10 +164,11 @@ export class DeliveryEngine implements DeliveryQueue {
    */
   async stop(): Promise<void> {
     this.running = false;
+    this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     let grace: NodeJS.Timeout | undefined;
-    const settled = Promise.allSettled([this.pass, ...this.inFlight]).then(() => true);
+    const settled = Promise.allSettled([...this.workers.values()]).then(() => true);
     const timedOut = new Promise<boolean>((resolve) => {
       grace = setTimeout(() => resolve(false), this.o.stopGraceMs);
     });
@@ -178,11 +183,11 @@ export class DeliveryEngine implements DeliveryQueue {
    */
   abandon(): void {
     this.running = false;
+    this.stopping = true;
+    this.abandoned = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.abandoned = true;
   }
-  private abandoned = false;
 
   enqueue(outlet: OutletTarget, n: Notification, opts: { suppressedBy?: string } = {}): number {
     const { db, clock, secrets } = this.opts;
@@ -216,7 +221,7 @@ export class DeliveryEngine implements DeliveryQueue {
       });
     }
     const id = db.transaction(() => {
-      if (countBacklog(db, outlet.id) < this.o.backlogCap)
+      if (countBacklog(db, outlet.id, this.o.backlogCap) < this.o.backlogCap)
         return insertDelivery(db, {
           ...base,
           kind: 'notification',
@@ -249,7 +254,8 @@ export class DeliveryEngine implements DeliveryQueue {
         coalescedInto: summary,
       });
     })();
-    this.kick();
+    // The worker catches its own failures (startWorker).
+    if (this.running) void this.startWorker(outlet.id);
     return id;
   }
 
@@ -268,72 +274,82 @@ export class DeliveryEngine implements DeliveryQueue {
     return result.ok ? { ok: true } : { ok: false, error: result.error ?? 'Delivery failed' };
   }
 
-  /** Looks at the queue now (and again when the pass that runs ends). */
-  kick(): void {
+  /** Starts a worker for every outlet with a delivery due, then sleeps until the next is due. */
+  private look(): void {
     if (!this.running) return;
-    if (this.pass) {
-      this.again = true;
-      return;
-    }
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.pass = this.runOnce()
-      .catch((err: unknown) => this.opts.log.error({ err }, 'alert delivery pass failed'))
-      .finally(() => {
-        this.pass = null;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        } else this.schedule();
-      });
-  }
-
-  private schedule(): void {
-    if (!this.running) return;
+    try {
+      for (const outletId of dueOutlets(this.opts.db, this.opts.clock.now()))
+        void this.startWorker(outletId);
+    } catch (err) {
+      this.opts.log.error({ err }, 'alert delivery: reading the queue failed');
+    }
     const due = nextDueAt(this.opts.db);
+    // Something due is being sent by a worker (or waits for a free slot): look again soon.
     const wait =
       due === null
         ? this.o.pollMs
-        : Math.max(0, Math.min(this.o.pollMs, due - this.opts.clock.now()));
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.kick();
-    }, wait);
+        : Math.max(
+            Math.min(250, this.o.pollMs),
+            Math.min(this.o.pollMs, due - this.opts.clock.now()),
+          );
+    this.timer = setTimeout(() => this.look(), wait);
     this.timer.unref?.();
   }
 
-  /** One pass: starts every due delivery whose outlet is free, within the concurrency. */
-  async runOnce(): Promise<void> {
+  /** The outlet's worker (a new one when it has none and a slot is free), or null. */
+  private startWorker(outletId: number): Promise<void> | null {
+    const existing = this.workers.get(outletId);
+    if (existing) return existing;
+    if (this.stopping || this.workers.size >= this.o.concurrency) return null;
+    const worker = this.work(outletId)
+      .catch((err: unknown) =>
+        this.opts.log.error({ err, outletId }, 'alert delivery worker failed'),
+      )
+      .finally(() => {
+        this.workers.delete(outletId);
+        // A slot is free: an outlet that waited for one may start.
+        if (this.running) setImmediate(() => this.look());
+      });
+    this.workers.set(outletId, worker);
+    return worker;
+  }
+
+  /** Sends the outlet's due deliveries one after the other until none is due. */
+  private async work(outletId: number): Promise<void> {
     const { db, clock } = this.opts;
-    const now = clock.now();
-    const started: Promise<void>[] = [];
-    for (const row of dueDeliveries(db, now, BATCH)) {
-      if (this.abandoned) break;
-      if (this.busyOutlets.has(row.outlet_id)) continue;
-      if (this.busyOutlets.size >= this.o.concurrency) break;
+    for (;;) {
+      if (this.stopping) return;
+      const now = clock.now();
+      const row = nextDueOfOutlet(db, outletId, now);
+      if (row === null) return;
       const target = this.targetOf(row);
       if (target === null) continue;
       const limit = target.rate_limit_per_min;
       if (limit !== null && limit >= 1) {
         const minuteStart = Math.floor(now / MINUTE_MS) * MINUTE_MS;
-        if (attemptsSince(db, row.outlet_id, minuteStart) >= limit) {
+        if (attemptsSince(db, outletId, minuteStart) >= limit) {
           this.counters.rateDeferred++;
           deferForRate(db, row.id, now, minuteStart + MINUTE_MS);
           continue;
         }
       }
-      this.busyOutlets.add(row.outlet_id);
       const attempt = beginAttempt(db, row, now);
-      const job = this.deliver(row, target, attempt).finally(() => {
-        this.busyOutlets.delete(row.outlet_id);
-        this.inFlight.delete(job);
-        this.kick();
-      });
-      this.inFlight.add(job);
-      started.push(job);
+      await this.deliver(row, target, attempt);
     }
-    // A pass ends when what it started has ended, so `runOnce` in tests delivers what was due.
-    await Promise.allSettled(started);
+  }
+
+  /**
+   * Delivers everything due now (a worker per outlet, within the concurrency) and resolves when
+   * those workers are done: what a tick of the timer does, awaited (tests drive it with their
+   * own clock).
+   */
+  async runOnce(): Promise<void> {
+    const workers = dueOutlets(this.opts.db, this.opts.clock.now())
+      .map((outletId) => this.startWorker(outletId))
+      .filter((w): w is Promise<void> => w !== null);
+    await Promise.allSettled(workers);
   }
 
   /** The outlet to send a row to (the current one when the alerts feature tells), or null. */

@@ -54,15 +54,18 @@ export function insertDelivery(db: DB, d: NewDelivery): number {
   return Number(result.lastInsertRowid);
 }
 
-/** Deliveries of an outlet waiting to be sent (summaries excluded): the backlog. */
-export function countBacklog(db: DB, outletId: number): number {
+/**
+ * Deliveries of an outlet waiting to be sent (summaries excluded), counted up to `cap` (the
+ * count runs on every enqueue: bounded, it costs the same whatever the backlog).
+ */
+export function countBacklog(db: DB, outletId: number, cap: number): number {
   return (
     db
       .prepare(
-        `SELECT count(*) AS n FROM alert_deliveries
-         WHERE outlet_id = ? AND status IN ('pending', 'sending') AND kind = 'notification'`,
+        `SELECT count(*) AS n FROM (SELECT 1 FROM alert_deliveries
+         WHERE outlet_id = ? AND status IN ('pending', 'sending') AND kind = 'notification' LIMIT ?)`,
       )
-      .get(outletId) as { n: number }
+      .get(outletId, cap) as { n: number }
   ).n;
 }
 
@@ -83,13 +86,28 @@ export function countIntoSummary(db: DB, summaryId: number): void {
   );
 }
 
-export function dueDeliveries(db: DB, now: number, limit: number): DeliveryRow[] {
-  return db
-    .prepare(
-      `SELECT * FROM alert_deliveries
-       WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
-    )
-    .all(now, limit) as DeliveryRow[];
+/**
+ * Outlets with a delivery due now. INDEXED BY: the planner otherwise scans (outlet_id, status,
+ * kind), the whole ledger.
+ */
+export const DUE_OUTLETS_SQL = `SELECT DISTINCT outlet_id FROM alert_deliveries INDEXED BY alert_deliveries_due
+  WHERE status = 'pending' AND next_attempt_at <= ?`;
+
+export function dueOutlets(db: DB, now: number): number[] {
+  return (db.prepare(DUE_OUTLETS_SQL).all(now) as { outlet_id: number }[]).map((r) => r.outlet_id);
+}
+
+/**
+ * An outlet's next due delivery (next attempt, then id). INDEXED BY: the planner otherwise takes
+ * (outlet_id, status, kind) and sorts the whole backlog for every delivery (measured: 0.9 ms a
+ * delivery at 1500 pending).
+ */
+export const NEXT_DUE_OF_OUTLET_SQL = `SELECT * FROM alert_deliveries INDEXED BY alert_deliveries_outlet_due
+  WHERE outlet_id = ? AND status = 'pending' AND next_attempt_at <= ?
+  ORDER BY next_attempt_at, id LIMIT 1`;
+
+export function nextDueOfOutlet(db: DB, outletId: number, now: number): DeliveryRow | null {
+  return (db.prepare(NEXT_DUE_OF_OUTLET_SQL).get(outletId, now) as DeliveryRow | undefined) ?? null;
 }
 
 /** When the next pending delivery is due (null when none is). */

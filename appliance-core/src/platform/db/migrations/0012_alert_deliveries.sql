@@ -28,10 +28,13 @@ CREATE TABLE alert_deliveries (
   coalesced_count INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 
-CREATE INDEX alert_deliveries_due ON alert_deliveries (next_attempt_at, id) WHERE status = 'pending';
+-- The queue: which outlets have something due, and each outlet's next due delivery.
+CREATE INDEX alert_deliveries_due ON alert_deliveries (next_attempt_at, outlet_id) WHERE status = 'pending';
+CREATE INDEX alert_deliveries_outlet_due ON alert_deliveries (outlet_id, next_attempt_at, id) WHERE status = 'pending';
 CREATE INDEX alert_deliveries_outlet ON alert_deliveries (outlet_id, status, kind);
 CREATE INDEX alert_deliveries_occurrence ON alert_deliveries (occurrence_id) WHERE occurrence_id IS NOT NULL;
 CREATE INDEX alert_deliveries_created ON alert_deliveries (created_at);
+CREATE INDEX alert_deliveries_coalesced ON alert_deliveries (coalesced_into) WHERE coalesced_into IS NOT NULL;
 
 CREATE TABLE alert_delivery_attempts (
   id INTEGER PRIMARY KEY,
