@@ -63,6 +63,12 @@ if (BENCH_KIND === 'syslog') {
   process.exit(await runSyslogBench());
 }
 
+// BENCH=delivery runs only the alert delivery bench (test/bench/delivery.bench.mjs).
+if (BENCH_KIND === 'delivery') {
+  const { runDeliveryBench } = await import('./delivery.bench.mjs');
+  process.exit(await runDeliveryBench());
+}
+
 const BARE_ENTRY = path.join(HERE, 'bare-server.mjs');
 const PROFILE_DIR = path.join(RESULTS_DIR, 'profiles');
 const RSS_TARGET_MB = 150;

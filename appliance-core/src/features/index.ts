@@ -14,6 +14,7 @@ import { schedulerCollector, storageWriterCollector } from '../platform/metrics/
 import { Scheduler } from '../platform/scheduler/scheduler.js';
 import type { App } from '../platform/http/http-server.js';
 import type { IdentityResolver } from '../platform/http/identity.js';
+import { createAlertDelivery } from './alerts/delivery/index.js';
 import { authRoutes, CachedIdentityResolver } from './auth/index.js';
 import { dashboardsRoutes, deleteLayoutsOfDevice, TrackerWidgets } from './dashboards/index.js';
 import {
@@ -156,6 +157,8 @@ export function createFeatures(ctx: CoreContext): Features {
   };
   for (const name of ['syslog_log', 'eventlog_log', 'eve_log'])
     definePartitionedTable(ctx.db, { name, timeColumn: 'timestamp', maintenance: logTable });
+  // Alert delivery (issue 17): the persisted queue the alerting feature enqueues into, and the mail relay.
+  const delivery = createAlertDelivery(ctx);
   const maintenance = new MaintenanceService(
     ctx.db,
     ctx.clock,
@@ -181,6 +184,7 @@ export function createFeatures(ctx: CoreContext): Features {
       logs.syslog,
       ...(idsIntake ? [idsIntake] : []),
       new MaintenanceEngine(maintenance, scheduler, ctx.log),
+      delivery.queue,
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
       {
         name: 'scheduler',
@@ -210,6 +214,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await logs.register(app);
       await terminalRoutes(app, ctx, { resolver, spawn: nodePtySpawn() });
       await maintenanceRoutes(app, ctx, { maintenance });
+      await delivery.register(app);
     },
   };
 }

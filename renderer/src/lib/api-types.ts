@@ -2225,6 +2225,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/smtpSettings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Read, save or test the mail relay (action get, set or test)
+     * @description `get` returns the settings with `authpass` masked; `set` saves them (`authpass` as the sentinel, empty or absent keeps the stored password); `test` sends a real mail (to `to`, else to `email`) with the settings sent, or the stored ones when none are sent. Failures answer HTTP 200 with `hasError: true`.
+     */
+    post: operations['smtpSettings'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/speedtest-history/{id}': {
     parameters: {
       query?: never;
@@ -15956,6 +15976,111 @@ export interface operations {
       };
       /** @description Default Response */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  smtpSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          action: 'get' | 'set' | 'test';
+          /** @description true or false (1 or 0 accepted) */
+          auth?: boolean | (0 | 1);
+          authname?: string | null;
+          /** @description new plaintext; the sentinel {"__encrypted__": true}, "" or null keep the stored password */
+          authpass?:
+            | string
+            | {
+                /** @enum {unknown} */
+                __encrypted__: true;
+              }
+            | null;
+          /** @description The From address; test mails go here unless `to` is sent */
+          email?: string;
+          /** @description Relay port, 1 to 65535 */
+          port?: number | string;
+          /** @description The sender's display name */
+          sender?: string;
+          /** @description Relay host name or address */
+          smtpserver?: string;
+          /** @description test only (designed): the recipient of the test mail */
+          to?: string;
+          /** @description true or false (1 or 0 accepted) */
+          usessl?: boolean | (0 | 1);
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                /** @description `get`: the settings (password masked); `set` and `test`: a text saying what was done */
+                smtp:
+                  | {
+                      auth: boolean;
+                      authname: string;
+                      /** @description the sentinel when a password is stored */
+                      authpass: {
+                        /** @enum {boolean} */
+                        __encrypted__: true;
+                      } | null;
+                      email: string;
+                      port: number;
+                      sender: string;
+                      server: string;
+                      usessl: boolean;
+                    }
+                  | string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
         headers: {
           [name: string]: unknown;
         };

@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       toolRunsPerUser: 4,
       toolRunsTotal: 16,
       tablespaces: [],
+      outletAllow: [],
     });
   });
 
@@ -125,5 +126,17 @@ describe('loadConfig', () => {
       loadConfig({ APPLIANCE_EVE_FILE: '/a/eve.json' }, ['--eve-file', '/b/eve.json'], '/').eveFile,
     ).toBe('/b/eve.json');
     expect(() => loadConfig({ APPLIANCE_EVE_FILE: '' }, [], '/')).toThrow(/APPLIANCE_EVE_FILE/);
+  });
+});
+
+describe('APPLIANCE_OUTLET_ALLOW', () => {
+  it('reads a comma-separated allowlist and names a malformed entry', () => {
+    expect(
+      loadConfig({ APPLIANCE_OUTLET_ALLOW: '127.0.0.1, hooks.corp.example,10.0.0.0/8' }, [], '/srv')
+        .outletAllow,
+    ).toEqual(['127.0.0.1', 'hooks.corp.example', '10.0.0.0/8']);
+    expect(() => loadConfig({}, ['--outlet-allow', '10.0.0.0/40'], '/srv')).toThrow(
+      /APPLIANCE_OUTLET_ALLOW \(--outlet-allow\): outlet allowlist entry 10\.0\.0\.0\/40 has a bad prefix length/,
+    );
   });
 });

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { parseAllowList } from '../net/outbound.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -41,6 +42,7 @@ export const ConfigSchema = Type.Object({
   publicOrigin: Type.Optional(Type.String({ minLength: 1 })),
   eveFile: Type.Optional(Type.String({ minLength: 1 })),
   tablespaces: Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_]{0,30}=/.*$' })),
+  outletAllow: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
 });
 export type ApplianceConfig = Static<typeof ConfigSchema>;
 
@@ -208,6 +210,14 @@ export const SETTINGS: readonly Setting[] = [
     default: '',
     help: 'Tablespaces for old partitions, comma-separated name=/absolute/dir (each directory holds one database file, attached at start)',
   },
+  {
+    key: 'outletAllow',
+    env: 'APPLIANCE_OUTLET_ALLOW',
+    flag: '--outlet-allow',
+    kind: 'list',
+    default: '',
+    help: 'Alert outlet destinations allowed despite the address policy, comma-separated hosts, *.suffixes, addresses and CIDRs (loopback, private, link-local, metadata, localhost and punycode hosts are refused otherwise)',
+  },
 ];
 
 /**
@@ -300,6 +310,13 @@ export function loadConfig(
         `APPLIANCE_PUBLIC_ORIGIN (--public-origin): "${raw.publicOrigin}" is not an origin: http or https, a host and an optional port, no path, query or credentials (for example https://nms.example.net:8443)`,
       );
     else raw.publicOrigin = origin;
+  }
+  if (Array.isArray(raw.outletAllow)) {
+    try {
+      parseAllowList(raw.outletAllow as string[]);
+    } catch (err) {
+      problems.push(`APPLIANCE_OUTLET_ALLOW (--outlet-allow): ${(err as Error).message}`);
+    }
   }
   if (problems.length > 0) throw new ConfigError(problems);
   const config = raw as ApplianceConfig;

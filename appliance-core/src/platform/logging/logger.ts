@@ -14,6 +14,14 @@ export const REDACT_PATHS = [
   '*.authpass',
   '*.privpass',
   '*.snmp_community',
+  // Alert outlets and the mail relay: the outlet's config (webhook authorization header), a
+  // request body (req.body.authpass) and an outlet object logged whole (outlet.config.x).
+  'authpass',
+  'authorization_header',
+  '*.authorization_header',
+  '*.*.authorization_header',
+  '*.*.authpass',
+  '*.*.*.authorization_header',
 ];
 
 export function createLogger(level: string): Logger {

@@ -1,0 +1,169 @@
+/**
+ * One HTTP(S) request to an outlet (webhook, Slack, Teams, Discord), under the outlet policy.
+ *
+ * Invariants:
+ * - The URL is judged first (outlet-url.rules.ts); a name is resolved once, inside the lookup
+ *   the socket itself uses, and every address of the answer is judged there (guardLookup): the
+ *   connection goes to an address that was checked; a resolver that answers differently later
+ *   (DNS rebinding) changes nothing already checked and is judged again on the next connection.
+ * - No redirect is followed: a 3xx is a failure naming the status (a redirect to a loopback or
+ *   metadata address would otherwise bypass the check).
+ * - The answer's body is read up to 4 KiB and only its first line may reach an error message,
+ *   with every header value sent cut out of it (a receiver that echoes the authorization header
+ *   does not put it in the ledger).
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { guardLookup } from '../../../platform/net/outbound.js';
+import { checkOutletUrl, type OutletPolicy } from './outlet-url.rules.js';
+
+export interface OutletRequest {
+  url: string;
+  method: 'POST' | 'PUT' | 'PATCH';
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface OutletHttpOptions {
+  policy: OutletPolicy;
+  timeoutMs: number;
+  /** Name resolution (default: the system resolver); tests inject a stub. */
+  lookup?: LookupFunction;
+}
+
+export interface OutletResponse {
+  ok: boolean;
+  /** HTTP status, null when no answer came. */
+  status: number | null;
+  /** Why it failed (never a header value). */
+  error?: string;
+  /** Worth another attempt: a timeout, a network failure, a 5xx or a 429. */
+  retryable: boolean;
+  /** Retry-After of a 429 or 503, in ms. */
+  retryAfterMs?: number;
+}
+
+const MAX_BODY = 4096;
+
+function networkError(err: NodeJS.ErrnoException): { error: string; retryable: boolean } {
+  const code = err.code ?? '';
+  if (code === 'ERR_ADDRESS_REFUSED') return { error: `Refused: ${err.message}`, retryable: false };
+  if (code === 'ENOTFOUND' || code === 'EAI_NONAME')
+    return { error: `DNS lookup failed (${code})`, retryable: true };
+  if (code) return { error: `Request failed: ${code}`, retryable: true };
+  return { error: `Request failed: ${err.message.split('\n')[0]}`, retryable: true };
+}
+
+/** The text with every header value sent (the authorization header among them) cut out. */
+function scrubbed(text: string, headers: Record<string, string>): string {
+  let out = text;
+  for (const value of Object.values(headers)) {
+    if (value.length < 4) continue;
+    out = out.split(value).join('[redacted]');
+    // "Bearer <token>": an echo of the token alone is cut out too.
+    const token = value.split(' ').pop() as string;
+    if (token.length >= 8) out = out.split(token).join('[redacted]');
+  }
+  return out;
+}
+
+function retryAfter(value: string | string[] | undefined, now: number): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+export function sendOutletRequest(
+  request: OutletRequest,
+  options: OutletHttpOptions,
+): Promise<OutletResponse> {
+  const check = checkOutletUrl(request.url, options.policy);
+  if (!check.ok)
+    return Promise.resolve({ ok: false, status: null, error: check.reason, retryable: false });
+  const target = new URL(request.url);
+  const secure = target.protocol === 'https:';
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: OutletResponse) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      req.destroy();
+      resolve(result);
+    };
+    const body = Buffer.from(request.body, 'utf8');
+    const req = (secure ? https : http).request(
+      target,
+      {
+        method: request.method,
+        headers: {
+          'user-agent': 'appliance-alerts',
+          'content-type': 'application/json',
+          ...request.headers,
+          'content-length': String(body.length),
+        },
+        agent: false,
+        lookup: guardLookup(options.policy, options.lookup),
+        ...(secure && !/^[0-9.]+$|:/.test(host) ? { servername: host } : {}),
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          if (size >= MAX_BODY) return;
+          chunks.push(chunk);
+          size += chunk.length;
+        });
+        response.on('error', (err) =>
+          finish({ ok: false, status: response.statusCode ?? null, ...networkError(err) }),
+        );
+        response.on('end', () => {
+          const status = response.statusCode ?? 0;
+          if (status >= 200 && status < 300) return finish({ ok: true, status, retryable: false });
+          const firstLine = scrubbed(
+            Buffer.concat(chunks)
+              .subarray(0, MAX_BODY)
+              .toString('utf8')
+              .split('\n')[0]!
+              .replace(/[^\x20-\x7e]/g, ''),
+            request.headers,
+          ).slice(0, 200);
+          if (status >= 300 && status < 400)
+            return finish({
+              ok: false,
+              status,
+              error: `HTTP ${status}: redirects are not followed`,
+              retryable: false,
+            });
+          const retryable = status >= 500 || status === 429 || status === 408;
+          const wait = retryAfter(response.headers['retry-after'], Date.now());
+          finish({
+            ok: false,
+            status,
+            error: `HTTP ${status}${firstLine ? `: ${firstLine}` : ''}`,
+            retryable,
+            ...(wait !== undefined ? { retryAfterMs: wait } : {}),
+          });
+        });
+      },
+    );
+    const deadline = setTimeout(
+      () =>
+        finish({
+          ok: false,
+          status: null,
+          error: `Timed out after ${options.timeoutMs} ms`,
+          retryable: true,
+        }),
+      options.timeoutMs,
+    );
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      finish({ ok: false, status: null, ...networkError(err) }),
+    );
+    req.end(body);
+  });
+}
