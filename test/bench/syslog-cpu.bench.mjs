@@ -9,11 +9,13 @@
  * until the intake settles, and reports:
  *  - the appliance's CPU time (user + system, all threads) per datagram received, in µs, minus
  *    its idle CPU over the same time (measured before the run);
- *  - the same per thread (from /proc/<pid>/task/<tid>/stat), the busiest threads first, named by
- *    /proc's comm (Node names its workers by their role: see the receiver and parser engines);
+ *  - the same per thread (from /proc/<pid>/task/<tid>/stat), the busiest threads first (Node 20
+ *    names every thread `node`: with the intake busy, they are the receiver, the parse thread and
+ *    the storage writer's worker, in that order);
  *  - sent, received, stored, dropped, lost in the kernel, and the load average.
- * Writes test/bench/results/syslog-cpu-latest.json. BENCH_SYSLOG_MALFORMED=N makes one datagram
- * in N malformed (the soak's mix).
+ * Writes test/bench/results/syslog-cpu-latest.json. BENCH_CPU_PROF=1 runs the appliance under
+ * `node --cpu-prof` (one profile per thread in test/bench/results/profiles/; summarise them with
+ * test/bench/profile-summary.mjs).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -90,7 +92,13 @@ export async function runSyslogCpuBench() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'syslog-cpu-'));
   const started = await startChild(
     'appliance',
-    [...startFlags(), SERVER_ENTRY],
+    [
+      ...(process.env.BENCH_CPU_PROF === '1'
+        ? ['--cpu-prof', `--cpu-prof-dir=${path.join(RESULTS_DIR, 'profiles')}`]
+        : []),
+      ...startFlags(),
+      SERVER_ENTRY,
+    ],
     {
       APPLIANCE_DATA_DIR: dataDir,
       APPLIANCE_BIND: '127.0.0.1',

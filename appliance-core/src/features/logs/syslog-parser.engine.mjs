@@ -16,14 +16,13 @@
  *   stored raw, never dropped for being malformed. This thread writes the counters STORED,
  *   DROPPED, FILTERED and MALFORMED of the shared array (the receiver writes RECEIVED and the
  *   batches it drops itself).
- * - A batch's buffers go back to the receiver once parsed (it reuses them), and the shared
- *   in-flight count drops by the batch's frames: the receiver's bound on what it has handed over
- *   and this thread has not parsed yet.
+ * - A batch's slot (shared memory the receiver filled) is freed once its frames are parsed: the
+ *   receiver's bound on what it has handed over and this thread has not parsed yet.
  *
- * Messages: receiver -> parser {type:'batch', count, bytes, meta, addresses}
+ * Messages: receiver -> parser {type:'batch', slot, count, addresses}
  * | {type:'devices', snapshot} | {type:'config', deviceId, minSeverity} | {type:'stop'};
- * parser -> receiver {type:'free', bytes, meta} | {type:'delay', ms} | {type:'stopped'}.
- * A batch: `bytes` (ArrayBuffer) holds the frames back to back; `meta` (Float64Array) holds, per
+ * parser -> receiver {type:'delay', ms} | {type:'stopped'}.
+ * A slot of the shared buffers: its bytes hold the frames back to back; its metadata holds, per
  * frame, its end offset, its receipt time (UTC ms) and the index of its sender in `addresses`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -40,10 +39,11 @@ const COLUMNS = 10;
 const META_FIELDS = 3;
 
 const parent = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
-/** @type {{writerPort: import('node:worker_threads').MessagePort, counters: SharedArrayBuffer, inFlight: SharedArrayBuffer, flushMs: number, batchRows: number, snapshot: {version: number, entries: {id: number, ip: string}[]}, configs: [number, number][]}} */
+/** @type {{writerPort: import('node:worker_threads').MessagePort, counters: SharedArrayBuffer, slots: {bytes: SharedArrayBuffer, meta: SharedArrayBuffer, state: SharedArrayBuffer, slotBytes: number, slotFrames: number}, flushMs: number, batchRows: number, snapshot: {version: number, entries: {id: number, ip: string}[]}, configs: [number, number][]}} */
 const data = workerData;
 const counters = new Float64Array(data.counters);
-const inFlight = new Int32Array(data.inFlight);
+const { slotBytes, slotFrames } = data.slots;
+const state = new Int32Array(data.slots.state);
 // Index of each counter in the shared array (syslog.engine.ts reads them in this order).
 const STORED = 1;
 const DROPPED = 2;
@@ -85,12 +85,17 @@ let firstAt = 0;
 let timer = null;
 
 /**
- * Parses one batch from the receiver.
- * @param {{count: number, bytes: ArrayBuffer, meta: Float64Array, addresses: string[]}} batch
+ * Parses one batch from the receiver (the frames of one slot), then frees the slot.
+ * @param {{slot: number, count: number, addresses: string[]}} batch
  */
 function take(batch) {
-  const buf = Buffer.from(batch.bytes);
-  const { meta, addresses, count } = batch;
+  const { slot, addresses, count } = batch;
+  const buf = Buffer.from(data.slots.bytes, slot * slotBytes, slotBytes);
+  const meta = new Float64Array(
+    data.slots.meta,
+    slot * slotFrames * META_FIELDS * 8,
+    slotFrames * META_FIELDS,
+  );
   // Per sender of the batch: its device (undefined: unknown) and that device's min_severity.
   const devices = addresses.map(deviceOf);
   const mins = devices.map((d) => (d === undefined ? undefined : minSeverity.get(d)));
@@ -129,11 +134,7 @@ function take(batch) {
     }
     if (rows >= data.batchRows) flush();
   }
-  Atomics.sub(inFlight, 0, count);
-  parent.postMessage({ type: 'free', bytes: batch.bytes, meta: batch.meta }, [
-    batch.bytes,
-    batch.meta.buffer,
-  ]);
+  Atomics.store(state, slot, 0);
 }
 
 function flush() {

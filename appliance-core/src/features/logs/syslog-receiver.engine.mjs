@@ -2,16 +2,18 @@
 /**
  * The syslog receiver's worker thread (started by syslog.engine.ts): binds the collector's UDP
  * and TCP sockets, frames TCP streams, and copies every datagram and frame, with its receipt time
- * and sender, into the current batch: one buffer of frames back to back and one of per-frame
- * metadata, handed to the parse thread (syslog-parser.engine.mjs, started here) as transferred
- * buffers every FLUSH_MS or when full. Receiving is all this thread does, so a flood finds the
+ * and sender, into the current batch: a slot of shared memory holding the frames back to back and
+ * their metadata, handed to the parse thread (syslog-parser.engine.mjs, started here) by one
+ * small message every FLUSH_MS or when full (never one message per datagram, never a buffer
+ * allocated or copied per batch). Receiving is all this thread does, so a flood finds the
  * socket read as fast as one thread can, and decoding, parsing, attribution, access config and
  * the writes run in parallel on the parse thread (which owns the storage writer's client).
  *
  * Invariants:
- * - Never blocks on the database, never grows without bound: at most MAX_IN_FLIGHT frames are
- *   handed over and not yet parsed (a shared count the parse thread decrements); beyond it the
- *   newest batch is dropped whole and counted `dropped`, the sockets keep reading.
+ * - Never blocks on the database, never grows without bound: batches live in SLOTS fixed slots
+ *   of shared memory (about 9.5 MB in all, up to SLOT_FRAMES frames each: 65,536 frames); a slot is freed by the
+ *   parse thread once parsed. With every slot taken, frames are dropped and counted `dropped`,
+ *   the sockets keep reading.
  * - Every datagram or TCP frame becomes exactly one of: stored, dropped (here, or by the writer's
  *   queue limit, or lost with the writer), filtered. Counters live in a SharedArrayBuffer the main
  *   thread reads synchronously: this thread writes RECEIVED (and DROPPED for its own drops), the
@@ -35,18 +37,15 @@ import { SyslogFramer } from './syslog-message.rules.mjs';
 
 const PAIR_ATTEMPTS = 8;
 const MAX_TCP_CONNECTIONS = 256;
-/** Bytes of frames per batch (a UDP datagram is at most 64 KB, a TCP frame is cut at 64 KB). */
-const BATCH_BYTES = 1 << 20;
-/** Frames per batch. */
-const BATCH_FRAMES = 4096;
-/** Per frame in `meta`: end offset in `bytes`, receipt time, sender index. */
+/** Batch slots shared with the parse thread (a frame is at most 64 KB: UDP, or a TCP frame cut). */
+const SLOTS = 32;
+const SLOT_BYTES = 256 * 1024;
+/** Frames per slot. */
+const SLOT_FRAMES = 2048;
+/** Per frame in a slot's metadata: end offset in the slot's bytes, receipt time, sender index. */
 const META_FIELDS = 3;
 /** A batch is handed over this long after its first frame at the latest (ms). */
-const FLUSH_MS = 5;
-/** Frames handed to the parse thread and not parsed yet, at most (beyond: drop and count). */
-const MAX_IN_FLIGHT = 262_144;
-/** Spare buffers kept for reuse (the parse thread sends each batch's back). */
-const POOL = 8;
+const FLUSH_MS = 20;
 
 const parent = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
 /** @type {{host: string, port: number | 'auto', writerPort: import('node:worker_threads').MessagePort, counters: SharedArrayBuffer, flushMs: number, batchRows: number, receiveBufferSize: number, snapshot: {version: number, entries: {id: number, ip: string}[]}, configs: [number, number][]}} */
@@ -55,14 +54,25 @@ const counters = new Float64Array(data.counters);
 // Index of each counter in the shared array (syslog.engine.ts reads them in this order).
 const RECEIVED = 0;
 const DROPPED = 2;
-const inFlightBuffer = new SharedArrayBuffer(4);
-const inFlight = new Int32Array(inFlightBuffer);
+// The slots: frames back to back, per-frame metadata, and each slot's state (0 free, 1 taken:
+// filled here or waiting for / being parsed by the parse thread, which frees it). No buffer is
+// allocated or transferred per batch: a batch is one small message naming its slot.
+const slotBytes = new SharedArrayBuffer(SLOTS * SLOT_BYTES);
+const slotMeta = new SharedArrayBuffer(SLOTS * SLOT_FRAMES * META_FIELDS * 8);
+const slotState = new SharedArrayBuffer(SLOTS * 4);
+const state = new Int32Array(slotState);
 
 const parser = new Worker(new URL('./syslog-parser.engine.mjs', import.meta.url), {
   workerData: {
     writerPort: data.writerPort,
     counters: data.counters,
-    inFlight: inFlightBuffer,
+    slots: {
+      bytes: slotBytes,
+      meta: slotMeta,
+      state: slotState,
+      slotBytes: SLOT_BYTES,
+      slotFrames: SLOT_FRAMES,
+    },
     flushMs: data.flushMs,
     batchRows: data.batchRows,
     snapshot: data.snapshot,
@@ -81,12 +91,19 @@ parser.on('exit', () => {
   if (onParserStopped) onParserStopped();
   else process.exit(1);
 });
+parser.on('message', (/** @type {any} */ msg) => {
+  if (msg.type === 'delay') parent.postMessage(msg);
+  else if (msg.type === 'stopped') onParserStopped?.();
+});
 
 // --- batching ------------------------------------------------------------------------------
-/** @type {{bytes: ArrayBuffer, meta: Float64Array}[]} */
-const pool = [];
-let bytes = new Uint8Array(BATCH_BYTES);
-let meta = new Float64Array(BATCH_FRAMES * META_FIELDS);
+/** The slot being filled (-1: none), the next one to take (slots are parsed in order). */
+let slot = -1;
+let next = 0;
+/** @type {Uint8Array} */
+let bytes = new Uint8Array(0);
+/** @type {Float64Array} */
+let meta = new Float64Array(0);
 let used = 0;
 let count = 0;
 /** @type {string[]} */
@@ -96,17 +113,33 @@ let addressIndex = new Map();
 /** @type {NodeJS.Timeout | null} */
 let timer = null;
 
-parser.on('message', (/** @type {any} */ msg) => {
-  if (msg.type === 'free') {
-    if (pool.length < POOL) pool.push({ bytes: msg.bytes, meta: msg.meta });
-  } else if (msg.type === 'delay') parent.postMessage(msg);
-  else if (msg.type === 'stopped') onParserStopped?.();
-});
+/** Takes the next slot when the parse thread has freed it; false when every slot is taken. */
+function take() {
+  if (Atomics.load(state, next) !== 0) return false;
+  slot = next;
+  next = (next + 1) % SLOTS;
+  Atomics.store(state, slot, 1);
+  bytes = new Uint8Array(slotBytes, slot * SLOT_BYTES, SLOT_BYTES);
+  meta = new Float64Array(
+    slotMeta,
+    slot * SLOT_FRAMES * META_FIELDS * 8,
+    SLOT_FRAMES * META_FIELDS,
+  );
+  return true;
+}
 
-/** Copies one frame into the open batch. @param {Uint8Array} frame @param {string} address */
+/**
+ * Copies one frame into the open batch; with every slot taken (the parse thread is that far
+ * behind), the frame is dropped and counted.
+ * @param {Uint8Array} frame @param {string} address
+ */
 function accept(frame, address) {
   counters[RECEIVED]++;
-  if (used + frame.length > BATCH_BYTES || count === BATCH_FRAMES) handOver();
+  if (slot !== -1 && (used + frame.length > SLOT_BYTES || count === SLOT_FRAMES)) handOver();
+  if (slot === -1 && !take()) {
+    counters[DROPPED]++;
+    return;
+  }
   bytes.set(frame, used);
   used += frame.length;
   let who = addressIndex.get(address);
@@ -122,21 +155,14 @@ function accept(frame, address) {
   if (count++ === 0) timer = setTimeout(handOver, FLUSH_MS);
 }
 
-/** Hands the open batch to the parse thread (or drops it, counted, when too much is in flight). */
+/** Hands the open batch to the parse thread: one small message naming its slot. */
 function handOver() {
   if (timer) clearTimeout(timer);
   timer = null;
-  if (count === 0) return;
-  if (Atomics.load(inFlight, 0) + count > MAX_IN_FLIGHT) {
-    counters[DROPPED] += count;
-  } else {
-    Atomics.add(inFlight, 0, count);
-    const batch = { type: 'batch', count, bytes: bytes.buffer, meta, addresses };
-    parser.postMessage(batch, [bytes.buffer, meta.buffer]);
-    const spare = pool.pop();
-    bytes = spare ? new Uint8Array(spare.bytes) : new Uint8Array(BATCH_BYTES);
-    meta = spare ? spare.meta : new Float64Array(BATCH_FRAMES * META_FIELDS);
-  }
+  if (slot === -1) return;
+  if (count > 0) parser.postMessage({ type: 'batch', slot, count, addresses });
+  else Atomics.store(state, slot, 0);
+  slot = -1;
   used = 0;
   count = 0;
   addresses = [];

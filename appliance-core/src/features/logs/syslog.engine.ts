@@ -19,8 +19,8 @@
  *
  * Limits (docs/features/logs.md): a group is committed every FLUSH_MS or BATCH_ROWS rows, the
  * producer holds at most MAX_QUEUED_WRITES writes (mostly 128-row INSERTs: several seconds at
- * 100,000 msg/s) before it drops and counts; the receiver holds at most 262,144 frames handed to
- * the parse thread and not parsed; the UDP receive buffer asks for 8 MB (the kernel caps it at
+ * 100,000 msg/s) before it drops and counts; the receiver hands the parse thread at most 65,536
+ * frames not yet parsed (32 shared slots); the UDP receive buffer asks for 8 MB (the kernel caps it at
  * net.core.rmem_max; what it granted is logged and kept in `receiveBuffer`).
  */
 import { Worker } from 'node:worker_threads';
