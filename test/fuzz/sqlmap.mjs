@@ -7,7 +7,8 @@
  * syslog datagrams so the lists have rows, creates a token and one saved filter per feed, then
  * runs sqlmap (`--level 3 --risk 2 --dbms SQLite --batch`, with the bearer token) on every list,
  * summary, filter and saved-filter parameter of syslog, Windows events and IDS events, plus the
- * path parameters (`eve/get/{event}`, the saved filter toggle and delete). Each run is bounded
+ * path parameters (`eve/get/{event}`, the saved filter toggle and delete) and inside the JSON of
+ * `filters` (a `*` marker in a string value). Each run is bounded
  * (SQLMAP_TIMEOUT_S per target, default 900; `--time-sec 2`). Prints one line per target and a
  * summary; exit status 1 when sqlmap reports any injectable parameter (or a run fails), else 0.
  * SQLMAP_TARGETS=name,name runs only those targets (names as printed); SQLMAP_VERBOSE=1 prints
@@ -109,6 +110,16 @@ async function main() {
         name: `${feed}-list`,
         args: ['-u', `${url}/api/${feed}/list?${listQuery}`],
         params: 'startTime,endTime,hours,limit,page,filters',
+      });
+      // Inside the JSON of `filters` (a payload appended to the whole value is only bad JSON: 400).
+      const inner = feed === 'eve' ? '{"src_ip":"127.0.0.1*"}' : '{"message":"message*"}';
+      targets.push({
+        name: `${feed}-list-filter-value`,
+        args: [
+          '-u',
+          `${url}/api/${feed}/list?hours=24&filters=${encodeURIComponent(inner).replace('%2A', '*')}`,
+        ],
+        params: null,
       });
       targets.push({
         name: `${feed}-sevSum`,
