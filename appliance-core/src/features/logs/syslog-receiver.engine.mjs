@@ -11,9 +11,9 @@
  *
  * Invariants:
  * - Never blocks on the database, never grows without bound: batches live in SLOTS fixed slots
- *   of shared memory (about 9.5 MB in all, up to SLOT_FRAMES frames each: 65,536 frames); a slot is freed by the
- *   parse thread once parsed. With every slot taken, frames are dropped and counted `dropped`,
- *   the sockets keep reading.
+ *   of shared memory (about 9.5 MB in all; SLOT_FRAMES frames each, 65,536 in all); a slot is
+ *   freed by the parse thread once parsed. With every slot taken, frames are dropped and
+ *   counted `dropped`, the sockets keep reading.
  * - Every datagram or TCP frame becomes exactly one of: stored, dropped (here, or by the writer's
  *   queue limit, or lost with the writer), filtered. Counters live in a SharedArrayBuffer the main
  *   thread reads synchronously: this thread writes RECEIVED (and DROPPED for its own drops), the
