@@ -15,10 +15,14 @@ const pairs = [
     'appliance-core/src/platform/db/storage-writer.client.mjs',
     'appliance-core/dist/platform/db/storage-writer.client.mjs',
   ],
-  // The syslog receiver's worker thread and the parser it imports (features/logs).
+  // The syslog receiver's and parse thread's workers and the parser they import (features/logs).
   [
     'appliance-core/src/features/logs/syslog-receiver.engine.mjs',
     'appliance-core/dist/features/logs/syslog-receiver.engine.mjs',
+  ],
+  [
+    'appliance-core/src/features/logs/syslog-parser.engine.mjs',
+    'appliance-core/dist/features/logs/syslog-parser.engine.mjs',
   ],
   [
     'appliance-core/src/features/logs/syslog-message.rules.mjs',

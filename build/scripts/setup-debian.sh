@@ -18,6 +18,8 @@ PACKAGES=(
   slapd ldap-utils softflowd nfdump python3-aiosmtpd
   # console end-to-end tests: Playwright drives Debian's Chromium
   chromium fonts-dejavu-core
+  # SQL injection scan of the log feeds (npm run test:sqlmap)
+  sqlmap
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -69,6 +69,12 @@ if (BENCH_KIND === 'delivery') {
   process.exit(await runDeliveryBench());
 }
 
+// BENCH=syslog-cpu: CPU per datagram of the syslog intake at a fixed rate (test/bench/syslog-cpu.bench.mjs).
+if (BENCH_KIND === 'syslog-cpu') {
+  const { runSyslogCpuBench } = await import('./syslog-cpu.bench.mjs');
+  process.exit(await runSyslogCpuBench());
+}
+
 const BARE_ENTRY = path.join(HERE, 'bare-server.mjs');
 const PROFILE_DIR = path.join(RESULTS_DIR, 'profiles');
 const RSS_TARGET_MB = 150;

@@ -15,6 +15,7 @@ import {
   countBySeverity,
   countRowsBySeverity,
   listWindow,
+  rollupRanges,
   TOTAL_CAP,
 } from './log-list.repository.js';
 
@@ -149,6 +150,84 @@ describe('listWindow', () => {
       total: 1,
       partial: false,
     });
+  });
+});
+
+describe('rollup-guided walk', () => {
+  // Ten minutes a day before the fixture, one row a second of severity 6, severity 0 only at
+  // seconds 30 (minute 0), 250 and 260 (minute 4): the rollup says where the 0s are.
+  const DAY0 = T0 - 86_400_000;
+  const quiet = { start: DAY0, end: DAY0 + 600_000 - 1 };
+  const emergency = { sql: 'severity = ?', params: [0] };
+  beforeAll(() => {
+    const insert = db.prepare(
+      `INSERT INTO syslog_log_latest (device_id, timestamp, facility, severity, source, message, sender, malformed) VALUES (1, ?, 1, ?, 'app', ?, '127.0.0.1', 0)`,
+    );
+    const rollup = db.prepare(
+      'INSERT INTO syslog_minute_rollup (minute, device_id, severity, count) VALUES (?, 1, ?, 1) ON CONFLICT DO UPDATE SET count = count + 1',
+    );
+    db.transaction(() => {
+      for (let k = 0; k < 600; k++) {
+        const at = DAY0 + k * 1000;
+        const severity = k === 30 || k === 250 || k === 260 ? 0 : 6;
+        insert.run(at, severity, `quiet ${k}`);
+        rollup.run(at - (at % 60_000), severity);
+      }
+    })();
+  });
+
+  it('reads only the minutes whose rollup rows hold the level, newest first, clipped to the window', () => {
+    expect(rollupRanges(db, 'syslog_minute_rollup', emergency, quiet.start, quiet.end)).toEqual([
+      [DAY0 + 240_000, DAY0 + 299_999],
+      [DAY0, DAY0 + 59_999],
+    ]);
+    // Adjacent minutes merge; the window's edges clip the first and last.
+    expect(
+      rollupRanges(
+        db,
+        'syslog_minute_rollup',
+        { sql: 'severity = ?', params: [6] },
+        DAY0 + 10_000,
+        DAY0 + 130_000,
+      ),
+    ).toEqual([[DAY0 + 10_000, DAY0 + 130_000]]);
+    const ranges = rollupRanges(db, 'syslog_minute_rollup', emergency, quiet.start, quiet.end);
+    const request = {
+      columns: 'message',
+      where: emergency,
+      ...quiet,
+      offset: 0,
+      limit: 10,
+      deadline: Date.now() + 5000,
+    };
+    const guided = listWindow<{ message: string }>(db, table, { ...request, ranges });
+    expect(guided.rows.map((r) => r.message)).toEqual(['quiet 260', 'quiet 250', 'quiet 30']);
+    expect(guided).toMatchObject({ total: 3, totalCapped: false, partial: false });
+    expect(listWindow(db, table, request)).toEqual(guided);
+  });
+
+  it('relies on the rollup counting every row: a row the rollup misses is not walked', () => {
+    const at = DAY0 + 420_500;
+    const id = db
+      .prepare(
+        `INSERT INTO syslog_log_latest (device_id, timestamp, facility, severity, source, message, sender, malformed) VALUES (1, ?, 1, 0, 'app', 'uncounted', '127.0.0.1', 0)`,
+      )
+      .run(at).lastInsertRowid;
+    try {
+      const request = {
+        columns: 'message',
+        where: emergency,
+        ...quiet,
+        offset: 0,
+        limit: 10,
+        deadline: Date.now() + 5000,
+      };
+      const ranges = rollupRanges(db, 'syslog_minute_rollup', emergency, quiet.start, quiet.end);
+      expect(listWindow(db, table, { ...request, ranges }).total).toBe(3);
+      expect(listWindow(db, table, request).total).toBe(4);
+    } finally {
+      db.prepare('DELETE FROM syslog_log_latest WHERE id = ?').run(id);
+    }
   });
 });
 

@@ -15,9 +15,11 @@
  *   the page and spent COUNT_BUDGET_MS counting; the walk then stops and `totalCapped` says total
  *   is a lower bound (an exact count over ten million rows is a scan). The page itself is then
  *   complete and exact.
- * - The walk checks the deadline between slices: when it passes (1 s by default) before the page
- *   is complete, the answer is what was found so far with `partial: true` (rows and total cover
- *   the newest part of the window only).
+ * - The walk checks the deadline between slices: when the next slice would likely end past it
+ *   (judged by the slowest slice so far) before the page is complete, the answer is what was
+ *   found so far with `partial: true` (rows and total cover the newest part of the window only).
+ * - A rollup-guided walk (`ranges`, from rollupRanges) reads only the minutes that a per-minute
+ *   rollup says can hold a match: a rare severity skips the minutes without it.
  * - Conditions are SQL written in code with values as parameters (filters.repository.ts builds
  *   them); table and partition names come from the partitioned-table helper only.
  */
@@ -25,6 +27,7 @@ import type { DB } from '../../platform/db/database.js';
 import type { PartitionedTable } from '../../platform/db/partitions.js';
 
 export const SLICE_ROWS = 20_000;
+const MINUTE = 60_000;
 export const TOTAL_CAP = 10_000;
 /** Once the page is complete, counting further matches stops after this long (ms). */
 export const COUNT_BUDGET_MS = 200;
@@ -54,6 +57,10 @@ export interface ListRequest {
   limit: number;
   /** Epoch ms after which the walk stops and answers partial. */
   deadline: number;
+  /** Rows as arrays of values in `columns` order (better-sqlite3's raw mode) instead of objects. */
+  raw?: boolean;
+  /** The parts of the window that can hold a match (rollupRanges); absent: the whole window. */
+  ranges?: Ranges;
 }
 
 export interface ListResult<Row> {
@@ -65,30 +72,85 @@ export interface ListResult<Row> {
 
 const q = (name: string) => `"${name}"`;
 
-/** Slices [lower, upper] (inclusive) of `partition` within [start, end], newest first. */
+/** Time ranges [lower, upper] (inclusive), newest first. */
+export type Ranges = readonly (readonly [number, number])[];
+
+/**
+ * Slices [lower, upper] (inclusive) of `partition` within `ranges` (newest first, each inside the
+ * window), newest first.
+ */
 function* slices(
   db: DB,
   partition: string,
-  start: number,
-  end: number,
+  ranges: Ranges,
 ): Generator<{ lower: number; upper: number }> {
   const p = q(partition);
   const lo = db.prepare(`SELECT min(timestamp) AS t FROM ${p}`).pluck().get() as number | null;
   const hi = db.prepare(`SELECT max(timestamp) AS t FROM ${p}`).pluck().get() as number | null;
-  if (lo === null || hi === null || hi < start || lo > end) return;
+  if (lo === null || hi === null) return;
   const cut = db
     .prepare(
       `SELECT timestamp FROM ${p} WHERE timestamp >= ? AND timestamp <= ? ORDER BY timestamp DESC LIMIT 1 OFFSET ?`,
     )
     .pluck();
-  let upper = Math.min(end, hi);
-  const floor = Math.max(start, lo);
-  while (upper >= floor) {
-    const boundary = cut.get(floor, upper, SLICE_ROWS) as number | undefined;
-    const lower = boundary === undefined ? floor : boundary;
-    yield { lower, upper };
-    upper = lower - 1;
+  for (const [start, end] of ranges) {
+    if (hi < start || lo > end) continue;
+    let upper = Math.min(end, hi);
+    const floor = Math.max(start, lo);
+    while (upper >= floor) {
+      const boundary = cut.get(floor, upper, SLICE_ROWS) as number | undefined;
+      const lower = boundary === undefined ? floor : boundary;
+      yield { lower, upper };
+      upper = lower - 1;
+    }
   }
+}
+
+/**
+ * The minutes of [start, end] that a per-minute rollup says can hold a match of `where` (over the
+ * rollup's columns: severity and scope), newest first, adjacent minutes merged, clipped to the
+ * window: the rollup-guided walk of a selective filter (a rare severity) reads only these. Sound
+ * only for a table whose every row is counted in the rollup (the writers put both in one atomic
+ * group).
+ */
+export function rollupRanges(
+  db: DB,
+  rollup: string,
+  where: Condition,
+  start: number,
+  end: number,
+): [number, number][] {
+  const minutes = db
+    .prepare(
+      `SELECT DISTINCT minute FROM ${q(rollup)} WHERE minute >= ? AND minute <= ? AND (${where.sql}) ORDER BY minute DESC`,
+    )
+    .pluck()
+    .all(start - (((start % MINUTE) + MINUTE) % MINUTE), end, ...where.params) as number[];
+  const ranges: [number, number][] = [];
+  for (const minute of minutes) {
+    const last = ranges[ranges.length - 1];
+    const upper = Math.min(end, minute + MINUTE - 1);
+    const lower = Math.max(start, minute);
+    if (last && last[0] === minute + MINUTE) last[0] = lower;
+    else ranges.push([lower, upper]);
+  }
+  return ranges;
+}
+
+/**
+ * The budget check between slices: true when the next slice would likely end past `deadline`,
+ * judged by the slowest step so far (a slice's cut, count and read), so that a walk stops in
+ * time instead of after the deadline by up to one slice.
+ */
+function pacer(deadline: number, now: () => number): () => boolean {
+  let mark = now();
+  let slowest = 0;
+  return () => {
+    const at = now();
+    slowest = Math.max(slowest, at - mark);
+    mark = at;
+    return at + slowest > deadline;
+  };
 }
 
 /** A page of rows of a window, newest first, with a capped total (see the header). */
@@ -104,6 +166,8 @@ export function listWindow<Row>(
   let stopped = false;
   const need = request.offset + request.limit;
   const countUntil = now() + COUNT_BUDGET_MS;
+  const ranges = request.ranges ?? [[request.start, request.end]];
+  const pace = pacer(request.deadline, now);
   outer: for (const partition of table.partitions()) {
     const p = q(partition);
     const count = db
@@ -114,12 +178,13 @@ export function listWindow<Row>(
     const read = db.prepare(
       `SELECT ${request.columns} FROM ${p} WHERE timestamp >= ? AND timestamp <= ? AND (${request.where.sql}) ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`,
     );
-    for (const { lower, upper } of slices(db, partition, request.start, request.end)) {
+    if (request.raw) read.raw(true);
+    for (const { lower, upper } of slices(db, partition, ranges)) {
       if (matched >= need && (matched >= TOTAL_CAP || now() > countUntil)) {
         stopped = true;
         break outer;
       }
-      if (now() > request.deadline) {
+      if (pace()) {
         partial = true;
         break outer;
       }
@@ -153,12 +218,13 @@ export function countRowsBySeverity(
   now: () => number = Date.now,
 ): { counts: Map<number, number>; partial: boolean } {
   const counts = new Map<number, number>();
+  const pace = pacer(deadline, now);
   for (const partition of table.partitions()) {
     const statement = db.prepare(
       `SELECT severity, count(*) AS n FROM ${q(partition)} WHERE timestamp >= ? AND timestamp <= ? AND (${where.sql}) GROUP BY severity`,
     );
-    for (const { lower, upper } of slices(db, partition, start, end)) {
-      if (now() > deadline) return { counts, partial: true };
+    for (const { lower, upper } of slices(db, partition, [[start, end]])) {
+      if (pace()) return { counts, partial: true };
       for (const row of statement.all(lower, upper, ...where.params) as {
         severity: number;
         n: number;
@@ -168,8 +234,6 @@ export function countRowsBySeverity(
   }
   return { counts, partial: false };
 }
-
-const MINUTE = 60_000;
 
 /**
  * Counts by severity over [start, end] from a per-minute rollup for the whole minutes and from

@@ -5,13 +5,14 @@
  * eventlog-intake.service.ts), so a summary never counts a row that is not stored.
  *
  * Multi-row INSERTs: the writer's cost is per write (one structured clone and one statement run),
- * so the receiver packs ROWS_PER_INSERT rows into one write; the remainder of a batch goes row by
- * row. None of these tables is watched by a TEMP-trigger cache (change-triggers.ts).
+ * so the parse thread packs ROWS_PER_LARGE_INSERT rows into one write, then ROWS_PER_INSERT; the
+ * remainder of a batch goes row by row. None of these tables is watched by a TEMP-trigger cache (change-triggers.ts).
  */
 import type { StorageWriter } from '../../platform/db/storage-writer.js';
 
-/** Rows per multi-row INSERT: the receiver (syslog-receiver.engine.mjs) packs the same number. */
+/** Rows per multi-row INSERT: the parse thread (syslog-parser.engine.mjs) packs 128, 32, then 1. */
 export const ROWS_PER_INSERT = 32;
+export const ROWS_PER_LARGE_INSERT = 128;
 const SYSLOG_COLUMNS =
   'device_id, timestamp, facility, severity, source, message, host, sender, reported_at, malformed';
 const SYSLOG_ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
@@ -21,6 +22,7 @@ const EVENTLOG_COLUMNS =
 export const LOG_STATEMENTS: Readonly<Record<string, string>> = {
   'logs.syslog.insert': `INSERT INTO syslog_log_latest (${SYSLOG_COLUMNS}) VALUES ${SYSLOG_ROW}`,
   'logs.syslog.insert-many': `INSERT INTO syslog_log_latest (${SYSLOG_COLUMNS}) VALUES ${Array(ROWS_PER_INSERT).fill(SYSLOG_ROW).join(', ')}`,
+  'logs.syslog.insert-128': `INSERT INTO syslog_log_latest (${SYSLOG_COLUMNS}) VALUES ${Array(ROWS_PER_LARGE_INSERT).fill(SYSLOG_ROW).join(', ')}`,
   'logs.syslog.rollup':
     'INSERT INTO syslog_minute_rollup (minute, device_id, severity, count) VALUES (?, ?, ?, ?) ON CONFLICT (minute, device_id, severity) DO UPDATE SET count = count + excluded.count',
   'logs.eventlog.insert': `INSERT INTO eventlog_log_latest (${EVENTLOG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -1,41 +1,51 @@
 // @ts-check
 /**
  * The syslog receiver's worker thread (started by syslog.engine.ts): binds the collector's UDP
- * and TCP sockets, frames and parses every message here (never on the API thread), attributes the
- * sender to a device, applies the device's access config, and hands rows to the storage writer
- * through its own producer client, in atomic groups that carry the rows and the per-minute
- * severity rollup that counts them (so the summary never counts a row that is not stored, nor
- * misses one that is).
+ * and TCP sockets, frames TCP streams, and copies every datagram and frame, with its receipt time
+ * and sender, into the current batch: a slot of shared memory holding the frames back to back and
+ * their metadata, handed to the parse thread (syslog-parser.engine.mjs, started here) by one
+ * small message every FLUSH_MS or when full (never one message per datagram, never a buffer
+ * allocated or copied per batch). Receiving is all this thread does, so a flood finds the
+ * socket read as fast as one thread can, and decoding, parsing, attribution, access config and
+ * the writes run in parallel on the parse thread (which owns the storage writer's client).
  *
  * Invariants:
- * - Never blocks on the database: the writer's client queues (up to the feed's own limit) and
- *   posts to the writer's worker; beyond the limit a whole batch is dropped and counted
- *   (`dropped`), the sockets keep reading, memory stays bounded.
- * - Every datagram or TCP frame becomes exactly one of: stored, dropped (queue full, or lost with
- *   the writer), filtered (below the device's min_severity, or intake disabled for it). Malformed
- *   input is stored raw (parser: syslog-message.rules.mjs), never dropped for being malformed.
- *   Counters (received, stored, dropped, filtered, malformed) live in a SharedArrayBuffer the
- *   main thread reads synchronously; `received = stored + dropped + filtered + pending`.
+ * - Never blocks on the database, never grows without bound: batches live in SLOTS fixed slots
+ *   of shared memory (about 9.5 MB in all; SLOT_FRAMES frames each, 65,536 in all); a slot is
+ *   freed by the parse thread once parsed. With every slot taken, frames are dropped and
+ *   counted `dropped`, the sockets keep reading.
+ * - Every datagram or TCP frame becomes exactly one of: stored, dropped (here, or by the writer's
+ *   queue limit, or lost with the writer), filtered. Counters live in a SharedArrayBuffer the main
+ *   thread reads synchronously: this thread writes RECEIVED (and DROPPED for its own drops), the
+ *   parse thread the others; `received = stored + dropped + filtered + pending`.
  * - Sockets are bound here (a socket cannot move between threads); a bind failure is posted as
  *   one line naming protocol, address and port (the boot contract: a busy port ends the process).
  *   With port `auto`, TCP takes the number UDP got, retried on a new pair (PAIR_ATTEMPTS), as
  *   platform/net/collector-ports.ts does for the main thread.
+ * - The parse thread ending (never expected: input cannot throw) ends this thread too, so the
+ *   engine on the main thread starts both again.
  *
- * Messages: main -> worker {type:'devices', snapshot} | {type:'config', deviceId, minSeverity}
- * | {type:'stop'}; worker -> main {type:'bound', port} | {type:'bind-error', message}
- * | {type:'stopped'} | {type:'delay', ms} (intake-to-committed of each group, for the metrics).
+ * Messages: main -> receiver {type:'devices', snapshot} | {type:'config', deviceId, minSeverity}
+ * (both relayed to the parse thread) | {type:'stop'}; receiver -> main {type:'bound', port,
+ * receiveBuffer} | {type:'bind-error', message} | {type:'stopped'} | {type:'delay', ms}
+ * (intake-to-committed of each group, relayed from the parse thread, for the metrics).
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
-import { parentPort, workerData } from 'node:worker_threads';
-import { StorageWriterClient } from '../../platform/db/storage-writer.client.mjs';
-import { parseSyslog, SyslogFramer } from './syslog-message.rules.mjs';
+import { parentPort, Worker, workerData } from 'node:worker_threads';
+import { SyslogFramer } from './syslog-message.rules.mjs';
 
 const PAIR_ATTEMPTS = 8;
-/** Rows per multi-row INSERT (logs.writes.ts defines the statement for this many). */
-const ROWS_PER_INSERT = 32;
-const COLUMNS = 10;
 const MAX_TCP_CONNECTIONS = 256;
+/** Batch slots shared with the parse thread (a frame is at most 64 KB: UDP, or a TCP frame cut). */
+const SLOTS = 32;
+const SLOT_BYTES = 256 * 1024;
+/** Frames per slot. */
+const SLOT_FRAMES = 2048;
+/** Per frame in a slot's metadata: end offset in the slot's bytes, receipt time, sender index. */
+const META_FIELDS = 3;
+/** A batch is handed over this long after its first frame at the latest (ms). */
+const FLUSH_MS = 20;
 
 const parent = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
 /** @type {{host: string, port: number | 'auto', writerPort: import('node:worker_threads').MessagePort, counters: SharedArrayBuffer, flushMs: number, batchRows: number, receiveBufferSize: number, snapshot: {version: number, entries: {id: number, ip: string}[]}, configs: [number, number][]}} */
@@ -43,115 +53,120 @@ const data = workerData;
 const counters = new Float64Array(data.counters);
 // Index of each counter in the shared array (syslog.engine.ts reads them in this order).
 const RECEIVED = 0;
-const STORED = 1;
 const DROPPED = 2;
-const FILTERED = 3;
-const MALFORMED = 4;
+// The slots: frames back to back, per-frame metadata, and each slot's state (0 free, 1 taken:
+// filled here or waiting for / being parsed by the parse thread, which frees it). No buffer is
+// allocated or transferred per batch: a batch is one small message naming its slot.
+const slotBytes = new SharedArrayBuffer(SLOTS * SLOT_BYTES);
+const slotMeta = new SharedArrayBuffer(SLOTS * SLOT_FRAMES * META_FIELDS * 8);
+const slotState = new SharedArrayBuffer(SLOTS * 4);
+const state = new Int32Array(slotState);
 
-const writer = new StorageWriterClient(data.writerPort);
-
-/** @type {Map<string, number>} */
-let deviceByIp = new Map();
-let snapshotVersion = 0;
-/** @param {{version: number, entries: {id: number, ip: string}[]}} snapshot */
-function useSnapshot(snapshot) {
-  if (snapshot.version <= snapshotVersion) return;
-  snapshotVersion = snapshot.version;
-  deviceByIp = new Map(snapshot.entries.map((e) => [e.ip, e.id]));
-}
-useSnapshot(data.snapshot);
-/** device id -> min_severity (-1: disabled). A device without an entry accepts everything. */
-const minSeverity = new Map(data.configs);
-
-/** The device key of a socket's remote address (IPv4-mapped IPv6 is its IPv4), as ip-map.cache.ts. */
-function deviceOf(/** @type {string} */ address) {
-  const direct = deviceByIp.get(address);
-  if (direct !== undefined) return direct;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped ? deviceByIp.get(/** @type {string} */ (mapped[1])) : undefined;
-}
+const parser = new Worker(new URL('./syslog-parser.engine.mjs', import.meta.url), {
+  workerData: {
+    writerPort: data.writerPort,
+    counters: data.counters,
+    slots: {
+      bytes: slotBytes,
+      meta: slotMeta,
+      state: slotState,
+      slotBytes: SLOT_BYTES,
+      slotFrames: SLOT_FRAMES,
+    },
+    flushMs: data.flushMs,
+    batchRows: data.batchRows,
+    snapshot: data.snapshot,
+    configs: data.configs,
+  },
+  transferList: [data.writerPort],
+});
+/** @type {(() => void) | null} */
+let onParserStopped = null;
+parser.on('error', (err) => {
+  // A bug, not input: end this thread too so the engine restarts both.
+  console.error(`syslog parse thread failed: ${err.message}`);
+  process.exit(1);
+});
+parser.on('exit', () => {
+  if (onParserStopped) onParserStopped();
+  else process.exit(1);
+});
+parser.on('message', (/** @type {any} */ msg) => {
+  if (msg.type === 'delay') parent.postMessage(msg);
+  else if (msg.type === 'stopped') onParserStopped?.();
+});
 
 // --- batching ------------------------------------------------------------------------------
-/** @type {(number | string | null)[]} */
-let params = [];
-let rows = 0;
-/** minute|device|severity -> count, for the rows of the open batch. */
+/** The slot being filled (-1: none), the next one to take (slots are parsed in order). */
+let slot = -1;
+let next = 0;
+/** @type {Uint8Array} */
+let bytes = new Uint8Array(0);
+/** @type {Float64Array} */
+let meta = new Float64Array(0);
+let used = 0;
+let count = 0;
+/** @type {string[]} */
+let addresses = [];
 /** @type {Map<string, number>} */
-let rollup = new Map();
-let firstAt = 0;
+let addressIndex = new Map();
 /** @type {NodeJS.Timeout | null} */
 let timer = null;
 
-/** @param {Buffer} frame @param {string} address */
-function accept(frame, address) {
-  counters[RECEIVED]++;
-  const now = Date.now();
-  const record = parseSyslog(frame.toString('utf8'), address, now);
-  const deviceId = deviceOf(address);
-  if (deviceId !== undefined) {
-    const min = minSeverity.get(deviceId);
-    if (min !== undefined && record.severity > min) {
-      counters[FILTERED]++;
-      return;
-    }
-  }
-  if (record.malformed) counters[MALFORMED]++;
-  params.push(
-    deviceId ?? null,
-    now,
-    record.facility,
-    record.severity,
-    record.source,
-    record.message,
-    record.host,
-    address,
-    record.reportedAt,
-    record.malformed ? 1 : 0,
+/** Takes the next slot when the parse thread has freed it; false when every slot is taken. */
+function take() {
+  if (Atomics.load(state, next) !== 0) return false;
+  slot = next;
+  next = (next + 1) % SLOTS;
+  Atomics.store(state, slot, 1);
+  bytes = new Uint8Array(slotBytes, slot * SLOT_BYTES, SLOT_BYTES);
+  meta = new Float64Array(
+    slotMeta,
+    slot * SLOT_FRAMES * META_FIELDS * 8,
+    SLOT_FRAMES * META_FIELDS,
   );
-  const key = `${now - (now % 60_000)}|${deviceId ?? 0}|${record.severity}`;
-  rollup.set(key, (rollup.get(key) ?? 0) + 1);
-  if (rows++ === 0) {
-    firstAt = now;
-    timer = setTimeout(flush, data.flushMs);
-  }
-  if (rows >= data.batchRows) flush();
+  return true;
 }
 
-function flush() {
+/**
+ * Copies one frame into the open batch; with every slot taken (the parse thread is that far
+ * behind), the frame is dropped and counted.
+ * @param {Uint8Array} frame @param {string} address
+ */
+function accept(frame, address) {
+  counters[RECEIVED]++;
+  if (slot !== -1 && (used + frame.length > SLOT_BYTES || count === SLOT_FRAMES)) handOver();
+  if (slot === -1 && !take()) {
+    counters[DROPPED]++;
+    return;
+  }
+  bytes.set(frame, used);
+  used += frame.length;
+  let who = addressIndex.get(address);
+  if (who === undefined) {
+    who = addresses.length;
+    addresses.push(address);
+    addressIndex.set(address, who);
+  }
+  const m = count * META_FIELDS;
+  meta[m] = used;
+  meta[m + 1] = Date.now();
+  meta[m + 2] = who;
+  if (count++ === 0) timer = setTimeout(handOver, FLUSH_MS);
+}
+
+/** Hands the open batch to the parse thread: one small message naming its slot. */
+function handOver() {
   if (timer) clearTimeout(timer);
   timer = null;
-  if (rows === 0) return;
-  /** @type {{statement: string, params: (number | string | null)[]}[]} */
-  const ops = [];
-  const full = rows - (rows % ROWS_PER_INSERT);
-  for (let r = 0; r < full; r += ROWS_PER_INSERT)
-    ops.push({
-      statement: 'logs.syslog.insert-many',
-      params: params.slice(r * COLUMNS, (r + ROWS_PER_INSERT) * COLUMNS),
-    });
-  for (let r = full; r < rows; r++)
-    ops.push({
-      statement: 'logs.syslog.insert',
-      params: params.slice(r * COLUMNS, (r + 1) * COLUMNS),
-    });
-  for (const [key, count] of rollup) {
-    const [minute, device, severity] = key.split('|').map(Number);
-    ops.push({
-      statement: 'logs.syslog.rollup',
-      params: [minute ?? 0, device ?? 0, severity ?? 0, count],
-    });
-  }
-  const count = rows;
-  const startedAt = firstAt;
-  params = [];
-  rows = 0;
-  rollup = new Map();
-  void writer.group(ops).then((result) => {
-    if (result.committed) {
-      counters[STORED] += count;
-      parent.postMessage({ type: 'delay', ms: Date.now() - startedAt });
-    } else counters[DROPPED] += count;
-  });
+  if (slot === -1) return;
+  if (count > 0) parser.postMessage({ type: 'batch', slot, count, addresses });
+  else Atomics.store(state, slot, 0);
+  slot = -1;
+  used = 0;
+  count = 0;
+  addresses = [];
+  addressIndex = new Map();
 }
 
 // --- sockets -------------------------------------------------------------------------------
@@ -252,22 +267,28 @@ bindPair().then(
     const socket = /** @type {dgram.Socket} */ (udp);
     socket.on('message', (msg, rinfo) => accept(msg, rinfo.address));
     socket.on('error', () => {});
-    parent.postMessage({ type: 'bound', port });
+    let receiveBuffer = null;
+    try {
+      receiveBuffer = socket.getRecvBufferSize();
+    } catch {
+      // Not readable on this platform: reported as null.
+    }
+    parent.postMessage({ type: 'bound', port, receiveBuffer });
   },
   (err) => parent.postMessage({ type: 'bind-error', message: /** @type {Error} */ (err).message }),
 );
 
 parent.on('message', async (/** @type {any} */ msg) => {
-  if (msg.type === 'devices') useSnapshot(msg.snapshot);
-  else if (msg.type === 'config') {
-    if (msg.minSeverity === null) minSeverity.delete(msg.deviceId);
-    else minSeverity.set(msg.deviceId, msg.minSeverity);
-  } else if (msg.type === 'stop') {
+  if (msg.type === 'devices' || msg.type === 'config') parser.postMessage(msg);
+  else if (msg.type === 'stop') {
     await new Promise((r) => (udp ? udp.close(() => r(undefined)) : r(undefined)));
     for (const socket of connections) socket.destroy();
     await new Promise((r) => (tcp ? tcp.close(() => r(undefined)) : r(undefined)));
-    flush();
-    await writer.close(3000);
+    handOver();
+    await new Promise((resolve) => {
+      onParserStopped = () => resolve(undefined);
+      parser.postMessage({ type: 'stop' });
+    });
     parent.postMessage({ type: 'stopped' });
     parent.close();
   }

@@ -198,6 +198,65 @@ describe.runIf(HAVE_LOGGER)('syslog intake from logger', () => {
   });
 });
 
+describe('a burst', () => {
+  it('counts every datagram it read exactly once: stored, dropped or filtered, rows and rollup agreeing', async () => {
+    const engine = h.appliance.engines.find((e) => e.name === 'syslog') as unknown as {
+      counts(): { received: number; stored: number; dropped: number; filtered: number };
+    };
+    const before = engine.counts();
+    const rowsBefore = stored();
+    // As fast as one socket sends (no pacing): many batches, slots reused many times over.
+    const socket = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => socket.bind({ address: '127.0.0.1', port: 0 }, resolve));
+    const total = 30_000;
+    let pending = 0;
+    for (let i = 0; i < total; i++) {
+      pending++;
+      socket.send(
+        `<14>1 - burst app - - - burst ${i} ${'x'.repeat(i % 300)}`,
+        port,
+        '127.0.0.1',
+        () => pending--,
+      );
+      if (i % 500 === 499) await new Promise((r) => setImmediate(r));
+    }
+    for (let i = 0; i < 200 && pending > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    socket.close();
+    let after = engine.counts();
+    for (let i = 0; i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const next = engine.counts();
+      const done =
+        next.received === next.stored + next.dropped + next.filtered &&
+        next.stored === after.stored;
+      after = next;
+      if (done) break;
+    }
+    const received = after.received - before.received;
+    const storedNow = after.stored - before.stored;
+    expect(received).toBeGreaterThan(0);
+    expect(received).toBeLessThanOrEqual(total);
+    expect(received).toBe(
+      storedNow + (after.dropped - before.dropped) + (after.filtered - before.filtered),
+    );
+    // 30,000 frames fit the receiver's slots and the writer's queue: nothing is dropped.
+    expect(after.dropped - before.dropped).toBe(0);
+    expect(stored() - rowsBefore).toBe(storedNow);
+    const burstRows = h.appliance.db
+      .prepare(
+        "SELECT count(DISTINCT message) FROM syslog_log WHERE source = 'app' AND message LIKE 'burst %'",
+      )
+      .pluck()
+      .get() as number;
+    expect(burstRows).toBe(storedNow);
+    const rollup = h.appliance.db
+      .prepare('SELECT sum(count) FROM syslog_minute_rollup')
+      .pluck()
+      .get() as number;
+    expect(rollup).toBe(stored());
+  });
+});
+
 describe.runIf(HAVE_LOGGER)('a receiver that dies', () => {
   it('is started again on the same port, and intake goes on', async () => {
     const engine = h.appliance.engines.find((e) => e.name === 'syslog') as unknown as {

@@ -1,7 +1,8 @@
 /**
  * The syslog collector (spec part 3 "Syslog"; ARCHITECTURE.md, Storage): a receiver worker
- * thread (syslog-receiver.engine.mjs) that binds UDP and TCP on `config.syslogPort`, parses, and
- * writes through the one storage writer as producer `syslog` under its own queue limit. This
+ * thread (syslog-receiver.engine.mjs) that binds UDP and TCP on `config.syslogPort` and batches
+ * raw frames to a parse thread it starts (syslog-parser.engine.mjs), which parses and writes
+ * through the one storage writer as producer `syslog` under its own queue limit. This
  * class, on the main thread, starts and stops it, keeps it told of the device IP map and of the
  * per-device access config, and reads its counters.
  *
@@ -9,15 +10,18 @@
  * - start() resolves once both sockets listen (the bound port is recorded in the collector
  *   ports report) or rejects with one line naming the busy protocol, address and port (server.ts
  *   prints it and exits: the boot contract, as for the HTTPS port).
- * - Nothing here touches a datagram: receive, framing and parsing happen in the worker, so a
- *   flood never stalls the API thread, and the API never stalls intake.
- * - Counters are exact in the worker and read here without a message round trip (a shared array).
+ * - Nothing here touches a datagram: receive and framing happen in the receiver thread, parsing
+ *   in the parse thread it starts, so a flood never stalls the API thread, and the API never
+ *   stalls intake.
+ * - Counters are exact in the workers and read here without a message round trip (a shared array).
  * - A receiver that dies after its start (never expected: input cannot throw) is logged and
  *   started again on the same port a second later; its counters carry on.
  *
- * Limits (docs/features/logs.md): a batch is committed every FLUSH_MS or BATCH_ROWS rows, the
- * producer holds at most MAX_QUEUED_WRITES writes (32 rows each: about 130,000 rows, more than a
- * second at 100,000 msg/s) before it drops and counts; the UDP receive buffer asks for 8 MB.
+ * Limits (docs/features/logs.md): a group is committed every FLUSH_MS or BATCH_ROWS rows, the
+ * producer holds at most MAX_QUEUED_WRITES writes (mostly 128-row INSERTs: several seconds at
+ * 100,000 msg/s) before it drops and counts; the receiver hands the parse thread at most 65,536
+ * frames not yet parsed (32 shared slots); the UDP receive buffer asks for 8 MB (the kernel caps it at
+ * net.core.rmem_max; what it granted is logged and kept in `receiveBuffer`).
  */
 import { Worker } from 'node:worker_threads';
 import type { CoreContext } from '../../platform/context.js';
@@ -27,7 +31,7 @@ import type { DeviceIpMap } from '../devices/index.js';
 
 const WORKER_URL = new URL('./syslog-receiver.engine.mjs', import.meta.url);
 const FLUSH_MS = 50;
-const BATCH_ROWS = 2048;
+const BATCH_ROWS = 8192;
 const MAX_QUEUED_WRITES = 4096;
 const RECEIVE_BUFFER = 8 * 1024 * 1024;
 const STOP_TIMEOUT_MS = 4000;
@@ -50,6 +54,8 @@ export class SyslogEngine {
   private readonly counters = new Float64Array(this.counterBuffer);
   private unsubscribe: (() => void) | null = null;
   private delays: number[] = [];
+  /** The UDP receive buffer the kernel granted (bytes, as SO_RCVBUF reads: twice the usable size). */
+  receiveBuffer: number | null = null;
   /** The port both sockets bound, or null when the collector is disabled or stopped. */
   port: number | null = null;
   private stopping = false;
@@ -91,9 +97,22 @@ export class SyslogEngine {
     const port = await new Promise<number>((resolve, reject) => {
       worker.on(
         'message',
-        (msg: { type: string; port?: number; message?: string; ms?: number }) => {
-          if (msg.type === 'bound') resolve(msg.port as number);
-          else if (msg.type === 'bind-error') reject(new Error(`syslog: ${msg.message as string}`));
+        (msg: {
+          type: string;
+          port?: number;
+          message?: string;
+          ms?: number;
+          receiveBuffer?: number | null;
+        }) => {
+          if (msg.type === 'bound') {
+            this.receiveBuffer = msg.receiveBuffer ?? null;
+            this.ctx.log.info(
+              { port: msg.port, asked: RECEIVE_BUFFER, granted: this.receiveBuffer },
+              'syslog UDP receive buffer',
+            );
+            resolve(msg.port as number);
+          } else if (msg.type === 'bind-error')
+            reject(new Error(`syslog: ${msg.message as string}`));
           else if (msg.type === 'delay') this.recordDelay(msg.ms as number);
         },
       );
