@@ -3,7 +3,8 @@
  * build/electron-builder.yml (as electron-builder 25.1 will read it), the builder configuration
  * and the Forge configuration carry the one shared list of build/packaging.json (what is unpacked
  * from the asar archive, which native modules are rebuilt), and the afterPack hook really flips
- * the fuses it lists in an Electron binary's fuse wire.
+ * the fuses it lists in an Electron binary's fuse wire. Worker threads load their modules from real
+ * files: every worker entry the appliance starts, and what it imports, is on the unpacked list.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -205,5 +206,61 @@ describe('fuses', () => {
     expect(afterPack.fuseConfig('darwin', 'arm64')).toMatchObject({
       resetAdHocDarwinSignature: true,
     });
+  });
+});
+
+/** Does one asarUnpack entry (an exact path or `dir/**`) cover a packaged path? */
+function unpacks(pattern: string, file: string): boolean {
+  return pattern.endsWith('/**') ? file.startsWith(pattern.slice(0, -2)) : pattern === file;
+}
+
+/**
+ * The worker threads' entry modules of the appliance and every module they import, as packaged
+ * paths (`appliance-core/dist/...`): found from `new URL('./x.mjs', import.meta.url)` in the
+ * files that start workers, then the relative imports of those modules, transitively.
+ */
+function workerModules(): string[] {
+  const src = path.join(ROOT, 'appliance-core/src');
+  const files = fs.readdirSync(src, { recursive: true, encoding: 'utf8' });
+  const pending: string[] = [];
+  for (const rel of files) {
+    if (!/\.(ts|mjs)$/.test(rel) || /\.test\.ts$/.test(rel)) continue;
+    const text = fs.readFileSync(path.join(src, rel), 'utf8');
+    if (!text.includes('new Worker(')) continue;
+    for (const m of text.matchAll(/new URL\('(\.{1,2}\/[^']+\.mjs)', import\.meta\.url\)/g)) {
+      pending.push(path.join(path.dirname(path.join(src, rel)), m[1]!));
+    }
+  }
+  const seen = new Set<string>();
+  while (pending.length) {
+    const file = pending.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const text = fs.readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/^import [^;]*? from '(\.{1,2}\/[^']+\.mjs)';/gms)) {
+      pending.push(path.join(path.dirname(file), m[1]!));
+    }
+  }
+  return [...seen].map((file) =>
+    path
+      .relative(ROOT, file)
+      .split(path.sep)
+      .join('/')
+      .replace(/^appliance-core\/src\//, 'appliance-core/dist/'),
+  );
+}
+
+describe('worker threads in the packaged app', () => {
+  it('finds the workers the appliance starts (the scan itself works)', () => {
+    const modules = workerModules();
+    expect(modules).toContain('appliance-core/dist/platform/db/storage-writer.worker.mjs');
+    expect(modules).toContain('appliance-core/dist/features/logs/syslog-parser.engine.mjs');
+  });
+
+  it('keeps every worker module and what it imports outside the asar archive', () => {
+    const packed = workerModules().filter(
+      (file) => !packaging.asarUnpack.some((pattern) => unpacks(pattern, file)),
+    );
+    expect(packed).toEqual([]);
   });
 });
