@@ -15,6 +15,7 @@ import { Scheduler } from '../platform/scheduler/scheduler.js';
 import type { App } from '../platform/http/http-server.js';
 import type { IdentityResolver } from '../platform/http/identity.js';
 import { authRoutes, CachedIdentityResolver } from './auth/index.js';
+import { createCaptures } from './captures/index.js';
 import { dashboardsRoutes, deleteLayoutsOfDevice, TrackerWidgets } from './dashboards/index.js';
 import {
   credentialsRoutes,
@@ -137,6 +138,8 @@ export function createFeatures(ctx: CoreContext): Features {
   devices.registerDeviceCleanup('device-layouts', (id) => deleteLayoutsOfDevice(ctx.db, id));
   // Syslog intake, Windows events intake and the log feeds' endpoints (issue 14).
   const logs = createLogs(ctx, { storage, devices });
+  // Packet capture (issue 16): dumpcap or libpcap, pcapng files under the data dir.
+  const captures = createCaptures(ctx, { devices });
   // The IDS follower's counters in GET /api/intake/counters and /metrics (null while it is off).
   if (idsIntake)
     logs.counters.register('ids', () => {
@@ -179,6 +182,7 @@ export function createFeatures(ctx: CoreContext): Features {
       trackersEngine,
       urlMonitors,
       logs.syslog,
+      captures.engine,
       ...(idsIntake ? [idsIntake] : []),
       new MaintenanceEngine(maintenance, scheduler, ctx.log),
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
@@ -208,6 +212,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await trackersRoutes(app, ctx, { trackers, devices });
       await urlMonitorsRoutes(app, ctx, { engine: urlMonitors });
       await logs.register(app);
+      await captures.register(app);
       await terminalRoutes(app, ctx, { resolver, spawn: nodePtySpawn() });
       await maintenanceRoutes(app, ctx, { maintenance });
     },
