@@ -386,6 +386,39 @@ describe('who sees what', () => {
   });
 });
 
+describe('device deletion', () => {
+  it("keeps the device's captures (device_id cleared) and stops the running ones", async () => {
+    const created = await h.request('POST', '/api/device/set', {
+      token: admin,
+      body: { ip_address: '127.0.7.1', label: 'dev-doomed', profile: 'dash_generic' },
+    });
+    const deviceId = created.body.device.id as number;
+    const ended = await start(alice.token, { device_id: deviceId, filter: { ifaces: ['lo'] } });
+    await stop(alice.token, ended.body.capture.id);
+    const running = await start(alice.token, { device_id: deviceId, filter: { ifaces: ['lo'] } });
+    expect(running.body.capture).toMatchObject({ status: 'running', device_id: deviceId });
+    const deleted = await h.request('DELETE', `/api/device/${deviceId}`, { token: admin });
+    expect(deleted.status).toBe(200);
+    const after = await waitFor(
+      () => get(alice.token, running.body.capture.id),
+      (r) => r.body.capture.status !== 'running',
+    );
+    expect(after.body.capture).toMatchObject({
+      status: 'stopped',
+      reason: 'device-deleted',
+      device_id: null,
+    });
+    const kept = await get(alice.token, ended.body.capture.id);
+    expect(kept.body.capture).toMatchObject({ status: 'stopped', device_id: null });
+    const download = await h.request(
+      'GET',
+      `/api/captures/${ended.body.capture.id}/download.pcapng`,
+      { token: alice.token },
+    );
+    expect(download.status).toBe(200);
+  });
+});
+
 describe('path traversal on chunks and download', () => {
   it('never answers a byte from outside the data root', async () => {
     const created = await start(alice.token, { filter: { ifaces: ['lo'], ports: [9] } });

@@ -189,16 +189,23 @@ export class CapturesService {
         'too-many',
         `The appliance runs at most ${this.o.maxActive} captures at once; stop one and try again.`,
       );
+    // Starts in flight count against the cap until their row exists (then the row counts).
     this.starting++;
+    let inFlight = true;
+    const landed = () => {
+      if (inFlight) this.starting--;
+      inFlight = false;
+    };
     try {
       const engine = await this.engine();
-      if (countActive(this.o.db) >= this.o.maxActive)
+      if (countActive(this.o.db) + this.starting - 1 >= this.o.maxActive)
         throw new CaptureFailure(
           'too-many',
           `The appliance runs at most ${this.o.maxActive} captures at once; stop one and try again.`,
         );
       const now = this.o.clock.now();
       const id = insertCapture(this.o.db, { ...input, now });
+      landed();
       setEngine(this.o.db, id, engine.name);
       const file = this.fileOf(id);
       // Never write through a path planted before the start (a symlink out of the data dir).
@@ -237,7 +244,7 @@ export class CapturesService {
       });
       return findCapture(this.o.db, id)!;
     } finally {
-      this.starting--;
+      landed();
     }
   }
 

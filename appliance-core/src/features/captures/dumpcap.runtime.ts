@@ -107,7 +107,9 @@ export class DumpcapEngine implements CaptureEngine {
         const error =
           result.code === 0 || stoppedByUs
             ? null
-            : oneLine(dumpcapStartFailure(result.stderr, result.code).message);
+            : result.signal
+              ? `dumpcap was ended by ${result.signal}`
+              : oneLine(dumpcapStartFailure(result.stderr, result.code).message);
         return { error, drops };
       },
       (err: Error) => ({ error: oneLine(err.message), drops: null }),
