@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { havePeer } from '../harness/peers.js';
@@ -20,6 +21,11 @@ import {
   type ConsoleAppliance,
   type Watched,
 } from './harness.js';
+
+const axeSource = fs.readFileSync(
+  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+  'utf8',
+);
 
 const enabled =
   haveChromium() && havePeer('dumpcap', 'wireshark-common') && process.platform === 'linux';
@@ -87,6 +93,22 @@ describe.runIf(enabled)('packet capture page in Chromium', { timeout: 120_000 },
     expect(bytes.readUInt32LE(0)).toBe(0x0a0d0d0a);
     const info = execFileSync('capinfos', ['-M', '-c', file], { encoding: 'utf8' });
     expect(Number(/Number of packets:\s+(\d+)/.exec(info)![1])).toBe(shown);
+    // The list and the start form: no serious or critical axe violation.
+    await page.evaluate(axeSource);
+    const serious = async () =>
+      (
+        (await page.evaluate(async () => {
+          const result = await (globalThis as any).axe.run((globalThis as any).document, {
+            resultTypes: ['violations'],
+          });
+          return result.violations.map((v: any) => ({ id: v.id, impact: v.impact }));
+        })) as { id: string; impact: string }[]
+      ).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(await serious(), 'axe: capture list').toEqual([]);
+    await page.getByTestId('start-capture').click();
+    await page.getByLabel('Label').waitFor();
+    expect(await serious(), 'axe: start form').toEqual([]);
+    await page.keyboard.press('Escape');
     expect(w.pageErrors, 'page errors').toEqual([]);
     expect(w.cspViolations, 'CSP violations').toEqual([]);
     expect(await recordedViolations(page)).toEqual([]);

@@ -18,6 +18,10 @@ describe('loadConfig', () => {
       toolRunsPerUser: 4,
       toolRunsTotal: 16,
       tablespaces: [],
+      captureMax: 4,
+      captureDiskMax: 2147483648,
+      captureEngine: 'auto',
+      captureIdleSeconds: 60,
     });
   });
 
