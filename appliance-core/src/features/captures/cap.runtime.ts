@@ -107,26 +107,36 @@ export function interfaceBlock(linkType: number, name: string): Buffer {
   return b;
 }
 
-export function packetBlock(ifIndex: number, micros: bigint, data: Buffer): Buffer {
-  const length = 32 + data.length + pad4(data.length);
-  const b = Buffer.alloc(length);
-  b.writeUInt32LE(EPB_TYPE, 0);
-  b.writeUInt32LE(length, 4);
-  b.writeUInt32LE(ifIndex, 8);
-  b.writeUInt32LE(Number(micros >> 32n), 12);
-  b.writeUInt32LE(Number(micros & 0xffffffffn), 16);
-  b.writeUInt32LE(data.length, 20);
-  b.writeUInt32LE(data.length, 24);
-  data.copy(b, 28);
-  b.writeUInt32LE(length, length - 4);
-  return b;
+/** Writes one EPB (interface, timestamp in µs, captured = original length) at `at`; its length. */
+export function writePacketBlock(
+  out: Buffer,
+  at: number,
+  ifIndex: number,
+  micros: number,
+  data: Buffer,
+  length: number,
+): number {
+  const padded = length + pad4(length);
+  const total = 32 + padded;
+  const high = Math.floor(micros / 0x100000000);
+  out.writeUInt32LE(EPB_TYPE, at);
+  out.writeUInt32LE(total, at + 4);
+  out.writeUInt32LE(ifIndex, at + 8);
+  out.writeUInt32LE(high, at + 12);
+  out.writeUInt32LE(micros - high * 0x100000000, at + 16);
+  out.writeUInt32LE(length, at + 20);
+  out.writeUInt32LE(length, at + 24);
+  data.copy(out, at + 28, 0, length);
+  out.fill(0, at + 28 + length, at + 28 + padded);
+  out.writeUInt32LE(total, at + total - 4);
+  return total;
 }
 
-/** Microseconds since the epoch, on receipt (wall clock anchored once, then the monotonic clock). */
-function receiptClock(): () => bigint {
-  const anchorWall = BigInt(Date.now()) * 1000n;
-  const anchorMono = process.hrtime.bigint();
-  return () => anchorWall + (process.hrtime.bigint() - anchorMono) / 1000n;
+/** Microseconds since the epoch on receipt: the wall clock anchored once, then the monotonic clock. */
+function receiptMicros(): () => number {
+  const anchorWall = Date.now() * 1000;
+  const anchorMono = performance.now();
+  return () => Math.floor(anchorWall + (performance.now() - anchorMono) * 1000);
 }
 
 export class CapEngine implements CaptureEngine {
@@ -198,19 +208,20 @@ export class CapEngine implements CaptureEngine {
       throw err;
     }
     let written = header.reduce((n, b) => n + b.length, 0);
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
+    // Blocks are written in place into one reused buffer (no allocation per packet) and appended
+    // to the file when it holds FLUSH_BYTES or every FLUSH_EVERY_MS.
+    const out = Buffer.allocUnsafe(FLUSH_BYTES + SNAPLEN + 64);
+    let used = 0;
     let ended = false;
     let resolveExit!: (exit: EngineExit) => void;
     const exited = new Promise<EngineExit>((resolve) => (resolveExit = resolve));
-    const now = receiptClock();
+    const now = receiptMicros();
     const flush = () => {
-      if (pending.length === 0) return;
-      const data = Buffer.concat(pending, pendingBytes);
-      pending = [];
-      pendingBytes = 0;
-      fs.writeSync(fd, data);
-      written += data.length;
+      if (used === 0) return;
+      let at = 0;
+      while (at < used) at += fs.writeSync(fd, out, at, used - at);
+      written += used;
+      used = 0;
     };
     const finish = (error: string | null) => {
       if (ended) return;
@@ -229,17 +240,15 @@ export class CapEngine implements CaptureEngine {
       const buffer = (handle as CapHandle & { buffer: Buffer }).buffer;
       handle.on('packet', (nbytes) => {
         if (ended) return;
-        const block = packetBlock(ifIndex, now(), buffer.subarray(0, nbytes));
-        pending.push(block);
-        pendingBytes += block.length;
-        if (pendingBytes >= FLUSH_BYTES) {
+        used += writePacketBlock(out, used, ifIndex, now(), buffer, nbytes);
+        if (used >= FLUSH_BYTES) {
           try {
             flush();
           } catch (err) {
             finish(oneLine((err as Error).message));
           }
         }
-        if (written + pendingBytes >= options.byteCap) finish(null);
+        if (written + used >= options.byteCap) finish(null);
       });
     });
     const timer = setInterval(() => {
