@@ -12,6 +12,8 @@ PACKAGES=(
   fping iputils-ping mtr-tiny traceroute iputils-tracepath nmap iperf3 whois netcat-openbsd socat
   # packet capture (cap builds against libpcap) and capture checks
   libpcap-dev tcpdump
+  # capture engine dumpcap (wireshark-common, non-setuid) and the file checks capinfos/tshark/editcap
+  wireshark-common tshark
   # SNMP agent and clients: real peers of the device, tracker and tool tests
   snmpd snmp
   # peers of features to come (directory, flows, mail); no test uses them yet
@@ -66,6 +68,9 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 echo "setup-debian: installing ${missing[*]}"
+# wireshark-common asks whether dumpcap may be setuid for a group: no (the appliance runs as root
+# or gets CAP_NET_RAW on dumpcap through setcap; see the README's packet capture section).
+echo 'wireshark-common wireshark-common/install-setuid boolean false' | debconf-set-selections
 apt-get -o DPkg::Lock::Timeout=300 update -qq
 apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "setup-debian: done"

@@ -75,6 +75,12 @@ if (BENCH_KIND === 'syslog-cpu') {
   process.exit(await runSyslogCpuBench());
 }
 
+// BENCH=capture runs only the packet capture bench (test/bench/capture.bench.mjs).
+if (BENCH_KIND === 'capture') {
+  const { runCaptureBench } = await import('./capture.bench.mjs');
+  process.exit(await runCaptureBench());
+}
+
 const BARE_ENTRY = path.join(HERE, 'bare-server.mjs');
 const PROFILE_DIR = path.join(RESULTS_DIR, 'profiles');
 const RSS_TARGET_MB = 150;

@@ -111,6 +111,7 @@ const FAMILIES: Family[] = [
   'legacyFields',
   'falseErrors',
   'legacyValidation',
+  'statusError',
 ];
 
 /**

@@ -16,6 +16,7 @@ import type { App } from '../platform/http/http-server.js';
 import type { IdentityResolver } from '../platform/http/identity.js';
 import { createAlertDelivery } from './alerts/delivery/index.js';
 import { authRoutes, CachedIdentityResolver } from './auth/index.js';
+import { createCaptures } from './captures/index.js';
 import { dashboardsRoutes, deleteLayoutsOfDevice, TrackerWidgets } from './dashboards/index.js';
 import {
   credentialsRoutes,
@@ -138,6 +139,8 @@ export function createFeatures(ctx: CoreContext): Features {
   devices.registerDeviceCleanup('device-layouts', (id) => deleteLayoutsOfDevice(ctx.db, id));
   // Syslog intake, Windows events intake and the log feeds' endpoints (issue 14).
   const logs = createLogs(ctx, { storage, devices });
+  // Packet capture (issue 16): dumpcap or libpcap, pcapng files under the data dir.
+  const captures = createCaptures(ctx, { devices });
   // The IDS follower's counters in GET /api/intake/counters and /metrics (null while it is off).
   if (idsIntake)
     logs.counters.register('ids', () => {
@@ -182,6 +185,7 @@ export function createFeatures(ctx: CoreContext): Features {
       trackersEngine,
       urlMonitors,
       logs.syslog,
+      captures.engine,
       ...(idsIntake ? [idsIntake] : []),
       new MaintenanceEngine(maintenance, scheduler, ctx.log),
       delivery.queue,
@@ -212,6 +216,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await trackersRoutes(app, ctx, { trackers, devices });
       await urlMonitorsRoutes(app, ctx, { engine: urlMonitors });
       await logs.register(app);
+      await captures.register(app);
       await terminalRoutes(app, ctx, { resolver, spawn: nodePtySpawn() });
       await maintenanceRoutes(app, ctx, { maintenance });
       await delivery.register(app);

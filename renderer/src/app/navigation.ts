@@ -36,6 +36,7 @@ export const PAGES: PageEntry[] = [
   { path: '/logs/windows', label: 'Windows events', group: 'Logs', anyOf: ['logs'], icon: '⊞' },
   { path: '/logs/ids', label: 'IDS events', group: 'Logs', anyOf: ['logs'], key: 'i', icon: '⚠' },
   { path: '/tools', label: 'Tools', group: 'Tools', anyOf: ['tools'], key: 't', icon: '⚒' },
+  { path: '/captures', label: 'Packet capture', group: 'Tools', anyOf: ['capture'], icon: '⊙' },
   { path: '/terminal', label: 'Terminal', group: 'Tools', anyOf: ['sa'], key: 's', icon: '›_' },
   {
     path: '/pending',

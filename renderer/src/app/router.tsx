@@ -104,6 +104,7 @@ export function consoleRoutes(queryClient: ClientSource = null): RouteObject[] {
           path: 'logs/ids/:event',
           lazy: page(() => import('../features/logs/ids-event-page.js')),
         },
+        { path: 'captures', lazy: page(() => import('../features/captures/captures-page.js')) },
         { path: 'tools', lazy: page(() => import('../features/tools/tools-page.js')) },
         { path: 'tools/:tool', lazy: page(() => import('../features/tools/tools-page.js')) },
         { path: 'terminal', lazy: page(() => import('../features/terminal/terminal-page.js')) },

@@ -97,6 +97,110 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/captures': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List captures (own; all for sa), newest first, at most 200 */
+    get: operations['getCaptures'];
+    put?: never;
+    /** Start a capture; answers once it is running */
+    post: operations['postCaptures'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/captures/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One capture, counters refreshed while it runs */
+    get: operations['getCapturesById'];
+    put?: never;
+    post?: never;
+    /** Delete an ended capture with its chunks and file */
+    delete: operations['deleteCapturesById'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/captures/{id}/chunks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** pcapng blocks since a sequence number (base64); polling keeps ephemeral captures alive */
+    get: operations['getCapturesByIdChunks'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/captures/{id}/download.pcapng': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The complete pcapng file as an attachment */
+    get: operations['getCapturesByIdDownloadPcapng'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/captures/{id}/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Stop a capture (idempotent on stopped, expired and failed) */
+    post: operations['postCapturesByIdStop'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/captures/interfaces': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The capturable interfaces */
+    get: operations['getCapturesInterfaces'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/confirmMfa': {
     parameters: {
       query?: never;
@@ -3304,6 +3408,949 @@ export interface operations {
         content: {
           'application/json': {
             error: string;
+          };
+        };
+      };
+    };
+  };
+  getCaptures: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            captures: {
+              byte_cap: number;
+              /** @description bytes of pcapng written (what byte_cap bounds) */
+              bytes: number;
+              /** Format: date-time */
+              created_at: string;
+              deadline_s: number;
+              device_id: number | null;
+              /** @description packets dropped, from the engine's counter (dumpcap); null when it keeps none */
+              drops: number | null;
+              ended_at: string | null;
+              /** @description the engine that captured (docs/features/captures.md states their limits) */
+              engine: 'dumpcap' | 'cap' | null;
+              ephemeral: boolean;
+              expires_at: string | null;
+              filter: {
+                hosts?: string[];
+                ifaces?: string[];
+                ports?: number[];
+                protocols?: ('tcp' | 'udp' | 'icmp')[];
+                vlans?: number[];
+              };
+              id: number;
+              /** @description the interfaces the capture opened */
+              ifaces: string[];
+              label: string | null;
+              packets: number;
+              /** @description why the capture ended: stopped, byte-cap, deadline, idle, device-deleted, shutdown, restart, or the engine error */
+              reason: string | null;
+              started_at: string | null;
+              status: 'starting' | 'running' | 'stopped' | 'expired' | 'failed';
+              user_id: number;
+            }[];
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+    };
+  };
+  postCaptures: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @default 10485760 */
+          byte_cap?: number;
+          /** @default 600 */
+          deadline_s?: number;
+          device_id?: number | null;
+          /** @default false */
+          ephemeral?: boolean;
+          filter: {
+            hosts?: string[];
+            ifaces?: string[];
+            ports?: number[];
+            protocols?: ('tcp' | 'udp' | 'icmp')[];
+            vlans?: number[];
+          };
+          label?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            capture: {
+              byte_cap: number;
+              /** @description bytes of pcapng written (what byte_cap bounds) */
+              bytes: number;
+              /** Format: date-time */
+              created_at: string;
+              deadline_s: number;
+              device_id: number | null;
+              /** @description packets dropped, from the engine's counter (dumpcap); null when it keeps none */
+              drops: number | null;
+              ended_at: string | null;
+              /** @description the engine that captured (docs/features/captures.md states their limits) */
+              engine: 'dumpcap' | 'cap' | null;
+              ephemeral: boolean;
+              expires_at: string | null;
+              filter: {
+                hosts?: string[];
+                ifaces?: string[];
+                ports?: number[];
+                protocols?: ('tcp' | 'udp' | 'icmp')[];
+                vlans?: number[];
+              };
+              id: number;
+              /** @description the interfaces the capture opened */
+              ifaces: string[];
+              label: string | null;
+              packets: number;
+              /** @description why the capture ended: stopped, byte-cap, deadline, idle, device-deleted, shutdown, restart, or the engine error */
+              reason: string | null;
+              started_at: string | null;
+              status: 'starting' | 'running' | 'stopped' | 'expired' | 'failed';
+              user_id: number;
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                message: string;
+                reason?: string;
+                /** @enum {string} */
+                status: 'error';
+              }
+            | {
+                errors?: {
+                  [key: string]: string[];
+                };
+                message: string;
+              };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+      /** @description Default Response */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+      /** @description Default Response */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+    };
+  };
+  getCapturesById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            capture: {
+              byte_cap: number;
+              /** @description bytes of pcapng written (what byte_cap bounds) */
+              bytes: number;
+              /** Format: date-time */
+              created_at: string;
+              deadline_s: number;
+              device_id: number | null;
+              /** @description packets dropped, from the engine's counter (dumpcap); null when it keeps none */
+              drops: number | null;
+              ended_at: string | null;
+              /** @description the engine that captured (docs/features/captures.md states their limits) */
+              engine: 'dumpcap' | 'cap' | null;
+              ephemeral: boolean;
+              expires_at: string | null;
+              filter: {
+                hosts?: string[];
+                ifaces?: string[];
+                ports?: number[];
+                protocols?: ('tcp' | 'udp' | 'icmp')[];
+                vlans?: number[];
+              };
+              id: number;
+              /** @description the interfaces the capture opened */
+              ifaces: string[];
+              label: string | null;
+              packets: number;
+              /** @description why the capture ended: stopped, byte-cap, deadline, idle, device-deleted, shutdown, restart, or the engine error */
+              reason: string | null;
+              started_at: string | null;
+              status: 'starting' | 'running' | 'stopped' | 'expired' | 'failed';
+              user_id: number;
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description {status: 'error', message: 'not found'} */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+    };
+  };
+  deleteCapturesById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'ok';
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description {status: 'error', message: 'not found'} */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+      /** @description Default Response */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+    };
+  };
+  getCapturesByIdChunks: {
+    parameters: {
+      query?: {
+        since?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            chunks: {
+              /** Format: byte */
+              data: string;
+              seq: number;
+            }[];
+            last_seq: number;
+            /** Format: byte */
+            pcapng_shb?: string;
+            status: 'starting' | 'running' | 'stopped' | 'expired' | 'failed';
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description {status: 'error', message: 'not found'} */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+    };
+  };
+  getCapturesByIdDownloadPcapng: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the pcapng file */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/vnd.tcpdump.pcap': string;
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+          'application/vnd.tcpdump.pcap': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description {status: 'error', message: 'not found'} */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+          'application/vnd.tcpdump.pcap': {
+            message: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+          'application/vnd.tcpdump.pcap': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+          'application/vnd.tcpdump.pcap': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+          'application/vnd.tcpdump.pcap': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+    };
+  };
+  postCapturesByIdStop: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            capture: {
+              byte_cap: number;
+              /** @description bytes of pcapng written (what byte_cap bounds) */
+              bytes: number;
+              /** Format: date-time */
+              created_at: string;
+              deadline_s: number;
+              device_id: number | null;
+              /** @description packets dropped, from the engine's counter (dumpcap); null when it keeps none */
+              drops: number | null;
+              ended_at: string | null;
+              /** @description the engine that captured (docs/features/captures.md states their limits) */
+              engine: 'dumpcap' | 'cap' | null;
+              ephemeral: boolean;
+              expires_at: string | null;
+              filter: {
+                hosts?: string[];
+                ifaces?: string[];
+                ports?: number[];
+                protocols?: ('tcp' | 'udp' | 'icmp')[];
+                vlans?: number[];
+              };
+              id: number;
+              /** @description the interfaces the capture opened */
+              ifaces: string[];
+              label: string | null;
+              packets: number;
+              /** @description why the capture ended: stopped, byte-cap, deadline, idle, device-deleted, shutdown, restart, or the engine error */
+              reason: string | null;
+              started_at: string | null;
+              status: 'starting' | 'running' | 'stopped' | 'expired' | 'failed';
+              user_id: number;
+            };
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description {status: 'error', message: 'not found'} */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+    };
+  };
+  getCapturesInterfaces: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            interfaces: string[];
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            reason?: string;
+            /** @enum {string} */
+            status: 'error';
           };
         };
       };

@@ -19,6 +19,10 @@ describe('loadConfig', () => {
       toolRunsTotal: 16,
       tablespaces: [],
       outletAllow: [],
+      captureMax: 4,
+      captureDiskMax: 2147483648,
+      captureEngine: 'auto',
+      captureIdleSeconds: 60,
     });
   });
 

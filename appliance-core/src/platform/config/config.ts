@@ -43,6 +43,12 @@ export const ConfigSchema = Type.Object({
   eveFile: Type.Optional(Type.String({ minLength: 1 })),
   tablespaces: Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_]{0,30}=/.*$' })),
   outletAllow: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  captureMax: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+  captureDiskMax: Type.Optional(Type.Integer({ minimum: 1_048_576 })),
+  captureEngine: Type.Optional(
+    Type.Union([Type.Literal('auto'), Type.Literal('dumpcap'), Type.Literal('cap')]),
+  ),
+  captureIdleSeconds: Type.Optional(Type.Integer({ minimum: 5, maximum: 86400 })),
 });
 export type ApplianceConfig = Static<typeof ConfigSchema>;
 
@@ -217,6 +223,38 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'list',
     default: '',
     help: 'Alert outlet destinations allowed despite the address policy, comma-separated hosts, *.suffixes, addresses and CIDRs (loopback, private, link-local, metadata, localhost and punycode hosts are refused otherwise)',
+  },
+  {
+    key: 'captureMax',
+    env: 'APPLIANCE_CAPTURE_MAX',
+    flag: '--capture-max',
+    kind: 'integer',
+    default: '4',
+    help: 'Packet captures running at once, all users together (1 to 64); past it POST /api/captures answers 503 too-many',
+  },
+  {
+    key: 'captureDiskMax',
+    env: 'APPLIANCE_CAPTURE_DISK_MAX',
+    flag: '--capture-disk-max',
+    kind: 'integer',
+    default: '2147483648',
+    help: 'Bytes of capture files kept in the data dir; past it the oldest ended captures are deleted',
+  },
+  {
+    key: 'captureEngine',
+    env: 'APPLIANCE_CAPTURE_ENGINE',
+    flag: '--capture-engine',
+    kind: 'string',
+    default: 'auto',
+    help: 'Packet capture engine: auto (dumpcap when it may capture, else cap), dumpcap or cap',
+  },
+  {
+    key: 'captureIdleSeconds',
+    env: 'APPLIANCE_CAPTURE_IDLE_SECONDS',
+    flag: '--capture-idle-seconds',
+    kind: 'integer',
+    default: '60',
+    help: 'An ephemeral capture whose chunks nobody polls for this long expires',
   },
 ];
 

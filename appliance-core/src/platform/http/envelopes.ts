@@ -28,7 +28,9 @@ export type Family =
   /** `{status: false, errors: {<field>: [<text>]}}`, HTTP 400 by default, or `{status: false, message}` (device tags). */
   | 'falseErrors'
   /** `{status: false, hasError: true, message: 'Validation failed', errors}` (422), or the legacy body with the failure's status (data maintenance). */
-  | 'legacyValidation';
+  | 'legacyValidation'
+  /** `{status: 'error', reason?, message}` with the failure's HTTP status (captures). */
+  | 'statusError';
 
 export interface RouteErrors {
   /** Family for schema validation failures (bad body, query or params). */
@@ -58,16 +60,19 @@ export class ApiFailure extends Error {
   readonly fields: FieldErrors | undefined;
   readonly oauthCode: string | undefined;
   readonly family: Family | undefined;
+  /** A machine-readable reason (`too-many`, `still-active` ...) for families that carry one. */
+  readonly reason: string | undefined;
   constructor(
     status: number,
     message: string,
-    options: { fields?: FieldErrors; oauthCode?: string; family?: Family } = {},
+    options: { fields?: FieldErrors; oauthCode?: string; family?: Family; reason?: string } = {},
   ) {
     super(message);
     this.status = status;
     this.fields = options.fields;
     this.oauthCode = options.oauthCode;
     this.family = options.family;
+    this.reason = options.reason;
   }
 }
 
@@ -96,6 +101,7 @@ const DEFAULT_VALIDATION_STATUS: Record<Family, number> = {
   legacyFields: 422,
   falseErrors: 400,
   legacyValidation: 422,
+  statusError: 422,
 };
 
 export interface Rendered {
@@ -109,6 +115,7 @@ export function render(
   message: string,
   fields?: FieldErrors,
   oauthCode?: string,
+  reason?: string,
 ): Rendered {
   switch (family) {
     case 'legacy':
@@ -146,6 +153,11 @@ export function render(
         body: fields
           ? { status: false, hasError: true, message: VALIDATION_FAILED, errors: fields }
           : { status: false, hasError: true, message },
+      };
+    case 'statusError':
+      return {
+        status,
+        body: reason ? { status: 'error', reason, message } : { status: 'error', message },
       };
     case 'falseErrors':
       return {

@@ -50,7 +50,14 @@ function renderToolFailure(errors: RouteErrors, err: ToolFailure) {
 
 export function renderFailure(request: FastifyRequest, err: ApiFailure) {
   const errors = errorsOf(request);
-  return render(err.family ?? errors.failure, err.status, err.message, err.fields, err.oauthCode);
+  return render(
+    err.family ?? errors.failure,
+    err.status,
+    err.message,
+    err.fields,
+    err.oauthCode,
+    err.reason,
+  );
 }
 
 /** 404 in the API's legacy body under /api/, `{message}` elsewhere. */

@@ -53,6 +53,12 @@ export const LegacyValidationBody = Type.Object({
   errors: Type.Optional(FieldErrorsMap),
 });
 
+export const StatusErrorBody = Type.Object({
+  status: Type.Literal('error'),
+  reason: Type.Optional(Type.String()),
+  message: Type.String(),
+});
+
 const FAMILY_BODY: Record<Family, TSchema> = {
   legacy: LegacyFailureBody,
   statusMessage: StatusMessageBody,
@@ -66,6 +72,7 @@ const FAMILY_BODY: Record<Family, TSchema> = {
   legacyFields: LegacyFieldsBody,
   falseErrors: FalseErrorsBody,
   legacyValidation: LegacyValidationBody,
+  statusError: StatusErrorBody,
 };
 
 export function familyBody(family: Family): TSchema {

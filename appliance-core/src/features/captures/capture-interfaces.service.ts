@@ -1,0 +1,58 @@
+/**
+ * The interfaces a capture may open, and the default when a request names none.
+ *
+ * Capturable: the kernel's network interfaces (/sys/class/net) plus `any` (libpcap's pseudo
+ * interface for all of them). Default: the interfaces marked `use_sniffer` in the network
+ * configuration, through the `sniffInterfaces` provider the composition root injects (the
+ * settings feature fills it; until then it answers none); when none is marked, the interface
+ * of the IPv4 default route (/proc/net/route), else `any`.
+ */
+import fs from 'node:fs';
+
+export type SniffInterfacesProvider = () => readonly string[];
+
+/** Until the settings feature stores `use_sniffer` roles, no interface is marked. */
+export const noSniffInterfaces: SniffInterfacesProvider = () => [];
+
+export class CaptureInterfaces {
+  constructor(
+    private readonly sniff: SniffInterfacesProvider = noSniffInterfaces,
+    private readonly sysNet = '/sys/class/net',
+    private readonly routeFile = '/proc/net/route',
+  ) {}
+
+  list(): string[] {
+    let names: string[] = [];
+    try {
+      names = fs
+        .readdirSync(this.sysNet)
+        .filter((n) => /^[A-Za-z0-9_][A-Za-z0-9_.:@-]{0,31}$/.test(n));
+    } catch {
+      names = [];
+    }
+    return [...names.sort(), 'any'];
+  }
+
+  defaults(): string[] {
+    const known = new Set(this.list());
+    const marked = this.sniff().filter((n) => known.has(n));
+    if (marked.length > 0) return [...new Set(marked)];
+    const route = this.defaultRouteInterface();
+    return route && known.has(route) ? [route] : ['any'];
+  }
+
+  /** The interface of the IPv4 default route (destination 00000000), or null. */
+  defaultRouteInterface(): string | null {
+    let text: string;
+    try {
+      text = fs.readFileSync(this.routeFile, 'utf8');
+    } catch {
+      return null;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const [iface, destination, , , , , , mask] = line.trim().split(/\s+/);
+      if (iface && destination === '00000000' && mask === '00000000') return iface;
+    }
+    return null;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Builds the captures feature for the composition root: the engines in order of preference
+ * (APPLIANCE_CAPTURE_ENGINE: auto = dumpcap, then cap), the service, its start/stop engine, the
+ * device deletion hook and the routes.
+ */
+import path from 'node:path';
+import type { CoreContext } from '../../platform/context.js';
+import type { Engine } from '../../platform/engines/engine-registry.js';
+import type { App } from '../../platform/http/http-server.js';
+import type { Identity } from '../../platform/http/identity.js';
+import type { CaptureEngine } from './capture-engine.rules.js';
+import { CaptureInterfaces, type SniffInterfacesProvider } from './capture-interfaces.service.js';
+import { CapEngine } from './cap.runtime.js';
+import { detachDevice } from './captures.repository.js';
+import { capturesRoutes } from './captures.routes.js';
+import { CapturesService } from './captures.service.js';
+import { DumpcapEngine } from './dumpcap.runtime.js';
+
+export const CAPTURE_DEFAULTS = {
+  maxActive: 4,
+  diskMax: 2_147_483_648,
+  idleSeconds: 60,
+};
+
+export interface CapturesDevices {
+  visibleDevice(identity: Identity, deviceId: number): { ip_address: string } | null;
+  registerDeviceCleanup(
+    name: string,
+    purge: (deviceId: number) => void,
+    after?: (deviceId: number) => void,
+  ): void;
+}
+
+export interface Captures {
+  service: CapturesService;
+  interfaces: CaptureInterfaces;
+  engine: Engine;
+  register(app: App): Promise<void>;
+}
+
+export function enginesFor(choice: 'auto' | 'dumpcap' | 'cap' | undefined): CaptureEngine[] {
+  if (choice === 'dumpcap') return [new DumpcapEngine()];
+  if (choice === 'cap') return [new CapEngine()];
+  return [new DumpcapEngine(), new CapEngine()];
+}
+
+export function createCaptures(
+  ctx: CoreContext,
+  deps: {
+    devices: CapturesDevices;
+    sniffInterfaces?: SniffInterfacesProvider;
+    engines?: readonly CaptureEngine[];
+  },
+): Captures {
+  const interfaces = new CaptureInterfaces(deps.sniffInterfaces);
+  const service = new CapturesService({
+    db: ctx.db,
+    clock: ctx.clock,
+    dir: path.join(ctx.config.dataDir, 'captures'),
+    engines: deps.engines ?? enginesFor(ctx.config.captureEngine),
+    maxActive: ctx.config.captureMax ?? CAPTURE_DEFAULTS.maxActive,
+    diskMax: ctx.config.captureDiskMax ?? CAPTURE_DEFAULTS.diskMax,
+    idleMs: (ctx.config.captureIdleSeconds ?? CAPTURE_DEFAULTS.idleSeconds) * 1000,
+    log: ctx.log,
+  });
+  // Device deletion: the device's captures keep their rows and files (they are their owner's
+  // evidence); the reference to the device is cleared and running ones are stopped.
+  let stopAfterDelete: number[] = [];
+  deps.devices.registerDeviceCleanup(
+    'captures',
+    (deviceId) => {
+      stopAfterDelete = detachDevice(ctx.db, deviceId);
+    },
+    () => {
+      service.stopLater(stopAfterDelete);
+      stopAfterDelete = [];
+    },
+  );
+  return {
+    service,
+    interfaces,
+    engine: { name: 'captures', start: () => service.start(), stop: () => service.stop() },
+    register: (app) =>
+      capturesRoutes(app, ctx, {
+        captures: service,
+        interfaces,
+        visibleDevice: (identity, id) => deps.devices.visibleDevice(identity, id),
+      }),
+  };
+}
