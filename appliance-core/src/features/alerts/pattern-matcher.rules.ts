@@ -44,7 +44,7 @@ export class PatternMatcher {
         while (f !== 0 && !this.next[f]!.has(code)) f = this.fail[f]!;
         const target = this.next[f]!.get(code);
         this.fail[to] = target !== undefined && target !== to ? target : 0;
-        this.out[to]!.push(...this.out[this.fail[to]!]!);
+        this.out[to]!.push(...this.out[this.fail[to]]!);
       }
     }
   }
