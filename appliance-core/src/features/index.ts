@@ -14,6 +14,7 @@ import { schedulerCollector, storageWriterCollector } from '../platform/metrics/
 import { Scheduler } from '../platform/scheduler/scheduler.js';
 import type { App } from '../platform/http/http-server.js';
 import type { IdentityResolver } from '../platform/http/identity.js';
+import { createAlerts } from './alerts/index.js';
 import { authRoutes, CachedIdentityResolver } from './auth/index.js';
 import { dashboardsRoutes, deleteLayoutsOfDevice, TrackerWidgets } from './dashboards/index.js';
 import {
@@ -35,6 +36,7 @@ import { nodePtySpawn, terminalRoutes } from './terminal/index.js';
 import { TokenService, tokensRoutes } from './tokens/index.js';
 import { ToolsEngine, ToolsService, toolsRoutes } from './tools/index.js';
 import {
+  findLatencyTracker,
   registerTrackerWidgets,
   registerTrackerWrites,
   TrackersEngine,
@@ -156,6 +158,13 @@ export function createFeatures(ctx: CoreContext): Features {
   };
   for (const name of ['syslog_log', 'eventlog_log', 'eve_log'])
     definePartitionedTable(ctx.db, { name, timeColumn: 'timestamp', maintenance: logTable });
+  // Alerting (issue 17): evaluates what the syslog writer just committed; delivery is connected
+  // with alerts.connectDelivery (features/alerts/delivery).
+  const alerts = createAlerts(ctx, {
+    devices,
+    onSyslogCommitted: (listener) => logs.syslog.onCommitted(listener),
+    latencyTrackerDevice: (id) => findLatencyTracker(ctx.db, id)?.device_id ?? null,
+  });
   const maintenance = new MaintenanceService(
     ctx.db,
     ctx.clock,
@@ -179,6 +188,7 @@ export function createFeatures(ctx: CoreContext): Features {
       trackersEngine,
       urlMonitors,
       logs.syslog,
+      alerts.engine,
       ...(idsIntake ? [idsIntake] : []),
       new MaintenanceEngine(maintenance, scheduler, ctx.log),
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
@@ -210,6 +220,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await logs.register(app);
       await terminalRoutes(app, ctx, { resolver, spawn: nodePtySpawn() });
       await maintenanceRoutes(app, ctx, { maintenance });
+      await alerts.register(app);
     },
   };
 }

@@ -21,3 +21,5 @@ export {
   type AlertRow,
   type TrackerKind,
 } from './legacy-alerts.repository.js';
+export { createAlerts, type Alerts } from './alerts-feature.service.js';
+export type { DeliveryQueue, DeliverySeam, Notification, OutletTarget } from './alerts.service.js';
