@@ -84,6 +84,8 @@ interface CompiledAlert {
 
 interface KeyState {
   times: number[];
+  /** The first match still inside the window (the `message` variable). */
+  first: LogRow | null;
   occurrenceId: number | null;
   closeNotBefore: number;
 }
@@ -147,6 +149,7 @@ export class AlertsEngine {
       );
       this.state.set(this.key(o.alert_id, o.device_id), {
         times: [],
+        first: null,
         occurrenceId: o.id,
         closeNotBefore: now + lookback * 60_000,
       });
@@ -327,8 +330,9 @@ export class AlertsEngine {
       if (!this.inScope(alert, row.device_id, devices)) continue;
       this.counters.matches++;
       const state = this.count(alert, row.device_id, row.timestamp);
+      if (state.times.length === 1 || state.first === null) state.first = row;
       if (state.occurrenceId === null && state.times.length >= alert.params.occurrences_min)
-        this.open(alert, row.device_id, state, row, devices);
+        this.open(alert, row.device_id, state, state.first ?? row, devices);
     }
   }
 
@@ -346,7 +350,7 @@ export class AlertsEngine {
     const key = this.key(alert.row.id, deviceId);
     let state = this.state.get(key);
     if (!state) {
-      state = { times: [], occurrenceId: null, closeNotBefore: 0 };
+      state = { times: [], first: null, occurrenceId: null, closeNotBefore: 0 };
       this.state.set(key, state);
     }
     const now = this.ctx.clock.now();
@@ -363,6 +367,7 @@ export class AlertsEngine {
     let drop = 0;
     while (drop < state.times.length && state.times[drop]! < since) drop++;
     if (drop > 0) state.times.splice(0, drop);
+    if (state.times.length === 0) state.first = null;
   }
 
   // --- occurrences and notifications ----------------------------------------------------------
@@ -551,17 +556,17 @@ export class AlertsEngine {
     let devices: ReturnType<AlertsEngine['devices']> | null = null;
     for (const alert of byId.values()) {
       if (!alert.params.invert) continue;
-      if (now - alert.row.updated_at < alert.lookbackMs) continue;
       const deviceId = alert.row.scope === 'device' ? Number(alert.row.scope_id) : null;
       const key = this.key(alert.row.id, deviceId);
       let state = this.state.get(key);
       if (!state) {
-        state = { times: [], occurrenceId: null, closeNotBefore: 0 };
+        state = { times: [], first: null, occurrenceId: null, closeNotBefore: 0 };
         this.state.set(key, state);
       }
       this.evict(state, now - alert.lookbackMs);
       const absent = state.times.length < alert.params.occurrences_min;
-      if (absent && state.occurrenceId === null) {
+      const watchedLongEnough = now - alert.row.updated_at >= alert.lookbackMs;
+      if (absent && state.occurrenceId === null && watchedLongEnough) {
         devices ??= this.devices();
         this.open(alert, deviceId, state, null, devices);
       } else if (!absent && state.occurrenceId !== null) {
