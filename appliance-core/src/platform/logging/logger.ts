@@ -14,6 +14,10 @@ export const REDACT_PATHS = [
   '*.authpass',
   '*.privpass',
   '*.snmp_community',
+  // Outlet secrets (alerting): the webhook's authorization header, wherever a config is logged.
+  '*.authorization_header',
+  '*.config.authorization_header',
+  'config.authorization_header',
 ];
 
 export function createLogger(level: string): Logger {
