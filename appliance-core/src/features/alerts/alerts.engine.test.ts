@@ -70,7 +70,7 @@ describe.runIf(HAVE_LOGGER)('alert evaluation on real syslog', () => {
       body: { name: 'ops', type: 'webhook', config: { url: 'https://hooks.example.test/ops' } },
     });
     outletId = outlet.body.id;
-    const rule = await h.request('POST', '/api/alerts/routing-rules', {
+    const rule = await h.request('POST', '/api/alert-routing-rules', {
       token: admin,
       body: { label: 'all', outlet_ids: [outletId] },
     });
@@ -175,7 +175,7 @@ describe.runIf(HAVE_LOGGER)('alert evaluation on real syslog', () => {
         schedule_hour: (now.getUTCHours() + 23) % 24,
       },
     });
-    await h.request('PUT', `/api/alerts/routing-rules/${ruleId}`, {
+    await h.request('PUT', `/api/alert-routing-rules/${ruleId}`, {
       token: admin,
       body: { label: 'all', outlet_ids: [outletId], maintenance_window_ids: [win.body.id] },
     });
@@ -184,7 +184,7 @@ describe.runIf(HAVE_LOGGER)('alert evaluation on real syslog', () => {
     expect(delivery.queued).toHaveLength(1);
     expect(delivery.queued[0]!.suppressedBy).toBe('now-ish');
     expect(occurrences(alert.id)[0]!.suppressed_by).toBe('maintenance window: now-ish');
-    await h.request('PUT', `/api/alerts/routing-rules/${ruleId}`, {
+    await h.request('PUT', `/api/alert-routing-rules/${ruleId}`, {
       token: admin,
       body: { label: 'all', outlet_ids: [outletId] },
     });
@@ -219,7 +219,7 @@ describe.runIf(HAVE_LOGGER)('alert evaluation on real syslog', () => {
       ).body.device.id as number;
     const parent = await mk('127.0.3.10', 'core-switch');
     const child = await mk('127.0.3.11', 'access-switch');
-    await h.request('POST', `/api/alerts/dependencies/${child}`, {
+    await h.request('POST', `/api/alert-dependencies/${child}`, {
       token: admin,
       body: { parent_id: parent },
     });

@@ -335,7 +335,7 @@ describe('alerting endpoints (shared appliance)', () => {
     let legacyId: number;
 
     beforeAll(async () => {
-      const created = await req('POST', '/api/alerts/legacy', admin, {
+      const created = await req('POST', '/api/legacy-alerts', admin, {
         tracker_kind: 'latency',
         tracker_id: 1,
         alert_type: 'device_down',
@@ -347,7 +347,7 @@ describe('alerting endpoints (shared appliance)', () => {
         device_id: 1,
         active: true,
       });
-      const again = await req('POST', '/api/alerts/legacy', admin, {
+      const again = await req('POST', '/api/legacy-alerts', admin, {
         tracker_kind: 'latency',
         tracker_id: 1,
         alert_type: 'device_down',
@@ -505,9 +505,9 @@ describe('alerting endpoints (shared appliance)', () => {
     });
 
     it('the legacy catalogue is tag filtered (device 1 carries no east tag)', async () => {
-      const all = (await req('GET', '/api/alerts/legacy', admin)).body as { id: number }[];
+      const all = (await req('GET', '/api/legacy-alerts', admin)).body as { id: number }[];
       expect(all.map((a) => a.id)).toContain(legacyId);
-      expect((await req('GET', '/api/alerts/legacy', east)).body).toEqual([]);
+      expect((await req('GET', '/api/legacy-alerts', east)).body).toEqual([]);
       expect((await req('GET', `/api/alerts/legacy/${legacyId}/router-config`, east)).body).toEqual(
         { error: 'Alert not found' },
       );
@@ -673,7 +673,7 @@ describe('alerting endpoints (shared appliance)', () => {
         type: 'email',
         config: { emails: ['ops@example.test'] },
       });
-      const open = await req('POST', '/api/alerts/routing-rules', admin, {
+      const open = await req('POST', '/api/alert-routing-rules', admin, {
         label: 'Everything',
         outlet_ids: [outlet.body.id],
       });
@@ -685,7 +685,7 @@ describe('alerting endpoints (shared appliance)', () => {
         tag_slugs: [],
         maintenance_window_ids: [],
       });
-      const eastRule = await req('POST', '/api/alerts/routing-rules', east, {
+      const eastRule = await req('POST', '/api/alert-routing-rules', east, {
         label: 'East',
         tag_slugs: ['east'],
         outlet_ids: [outlet.body.id],
@@ -693,49 +693,49 @@ describe('alerting endpoints (shared appliance)', () => {
       expect(eastRule.status).toBe(201);
       expect(
         (
-          await req('POST', '/api/alerts/routing-rules', east, {
+          await req('POST', '/api/alert-routing-rules', east, {
             label: 'x',
             outlet_ids: [outlet.body.id],
           })
         ).status,
       ).toBe(403);
-      const west = await req('POST', '/api/alerts/routing-rules', east, {
+      const west = await req('POST', '/api/alert-routing-rules', east, {
         label: 'x',
         tag_slugs: ['west'],
         outlet_ids: [outlet.body.id],
       });
       expect(west.body).toEqual({ error: 'You may only route tags inside your tags.' });
-      const westDev = await req('POST', '/api/alerts/routing-rules', east, {
+      const westDev = await req('POST', '/api/alert-routing-rules', east, {
         label: 'x',
         device_ids: [westDevice],
         outlet_ids: [outlet.body.id],
       });
       expect(westDev.body).toEqual({ error: 'You may only route devices inside your tags.' });
       expect(
-        ((await req('GET', '/api/alerts/routing-rules', east)).body as { id: number }[]).map(
+        ((await req('GET', '/api/alert-routing-rules', east)).body as { id: number }[]).map(
           (r) => r.id,
         ),
       ).toEqual([eastRule.body.id]);
-      expect((await req('GET', `/api/alerts/routing-rules/${open.body.id}`, east)).body).toEqual({
+      expect((await req('GET', `/api/alert-routing-rules/${open.body.id}`, east)).body).toEqual({
         error: 'Routing rule not found',
       });
-      const badOutlet = await req('POST', '/api/alerts/routing-rules', admin, {
+      const badOutlet = await req('POST', '/api/alert-routing-rules', admin, {
         label: 'x',
         outlet_ids: [999999],
       });
       expect(badOutlet.status).toBe(400);
-      expect(
-        (await req('DELETE', `/api/alerts/routing-rules/${open.body.id}`, admin)).body,
-      ).toEqual({ deleted: true });
+      expect((await req('DELETE', `/api/alert-routing-rules/${open.body.id}`, admin)).body).toEqual(
+        { deleted: true },
+      );
     });
 
     it('device parents: set, read, no loops, cleared with null', async () => {
-      const path = `/api/alerts/dependencies/${eastDevice}`;
+      const path = `/api/alert-dependencies/${eastDevice}`;
       expect((await req('POST', path, admin, { parent_id: westDevice })).body).toEqual({
         device_id: eastDevice,
         parent_id: westDevice,
       });
-      const loop = await req('POST', `/api/alerts/dependencies/${westDevice}`, admin, {
+      const loop = await req('POST', `/api/alert-dependencies/${westDevice}`, admin, {
         parent_id: eastDevice,
       });
       expect(loop.status).toBe(400);

@@ -465,7 +465,7 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
   // designed: routing rules (tag filtered)
   defineRoute(app, {
     method: 'GET',
-    url: '/api/alerts/routing-rules',
+    url: '/api/alert-routing-rules',
     access,
     errors: errors(),
     tags: TAGS,
@@ -475,7 +475,7 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
   });
   defineRoute(app, {
     method: 'GET',
-    url: '/api/alerts/routing-rules/:id',
+    url: '/api/alert-routing-rules/:id',
     access,
     errors: errors(),
     tags: TAGS,
@@ -486,7 +486,7 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
   });
   defineRoute(app, {
     method: 'POST',
-    url: '/api/alerts/routing-rules',
+    url: '/api/alert-routing-rules',
     access,
     errors: errors(),
     tags: TAGS,
@@ -507,7 +507,7 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
   });
   defineRoute(app, {
     method: 'PUT',
-    url: '/api/alerts/routing-rules/:id',
+    url: '/api/alert-routing-rules/:id',
     access,
     errors: errors(),
     tags: TAGS,
@@ -522,7 +522,7 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
   });
   defineRoute(app, {
     method: 'DELETE',
-    url: '/api/alerts/routing-rules/:id',
+    url: '/api/alert-routing-rules/:id',
     access,
     errors: errors(),
     tags: TAGS,
@@ -538,7 +538,7 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
   // designed: legacy alert definitions (tag filtered)
   defineRoute(app, {
     method: 'GET',
-    url: '/api/alerts/legacy',
+    url: '/api/legacy-alerts',
     access,
     errors: errors(),
     tags: TAGS,
@@ -548,7 +548,7 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
   });
   defineRoute(app, {
     method: 'POST',
-    url: '/api/alerts/legacy',
+    url: '/api/legacy-alerts',
     access,
     errors: errors(),
     tags: TAGS,
@@ -569,7 +569,7 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
   });
   defineRoute(app, {
     method: 'DELETE',
-    url: '/api/alerts/legacy/:id',
+    url: '/api/legacy-alerts/:id',
     access,
     errors: errors(),
     tags: TAGS,
@@ -598,7 +598,7 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
   // designed: device parents (dependency-aware suppression)
   defineRoute(app, {
     method: 'GET',
-    url: '/api/alerts/dependencies/:device',
+    url: '/api/alert-dependencies/:device',
     access,
     errors: errors(),
     tags: TAGS,
@@ -609,7 +609,7 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
   });
   defineRoute(app, {
     method: 'POST',
-    url: '/api/alerts/dependencies/:device',
+    url: '/api/alert-dependencies/:device',
     access,
     errors: errors(),
     tags: TAGS,
