@@ -164,7 +164,6 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
     tags: TAGS,
     summary: 'Enable or disable an alert',
     params: IdParams,
-    ignoresBody: true,
     response: { 200: AlertRecord, 404: ErrorBody },
     handler: async (request) =>
       audit(request, 'alert.toggle', { type: 'alert', id: request.params.id }, () =>
@@ -243,7 +242,6 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
     tags: TAGS,
     summary: "Reset a template's bodies to its class's canonical default",
     params: IdParams,
-    ignoresBody: true,
     response: { 200: EmailTemplateRecord, 404: ErrorBody, 422: ErrorBody },
     handler: async (request) =>
       audit(
@@ -457,7 +455,6 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
     tags: TAGS,
     summary: 'Send a test notification through an outlet (the URL is checked again)',
     params: IdParams,
-    ignoresBody: true,
     response: { 200: SendTestResult, 404: ErrorBody },
     handler: async (request) => service.sendTest(request.params.id),
   });

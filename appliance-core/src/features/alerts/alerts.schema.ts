@@ -14,7 +14,7 @@ const Slug = Type.String({ minLength: 1, maxLength: 255 });
 
 export const IdParams = Type.Object({ id: IdParam() });
 export const SourceParams = Type.Object({
-  source: Type.Union([Type.Literal('modern'), Type.Literal('legacy')]),
+  source: Type.Unsafe<'modern' | 'legacy'>({ type: 'string', enum: ['modern', 'legacy'] }),
   id: IdParam(),
 });
 
