@@ -82,6 +82,13 @@ interface CompiledAlert {
   lookbackMs: number;
 }
 
+interface Feed {
+  alerts: CompiledAlert[];
+  unconditional: CompiledAlert[];
+  byPattern: CompiledAlert[][];
+  matcher: PatternMatcher;
+}
+
 interface KeyState {
   times: number[];
   /** The first match still inside the window (the `message` variable). */
@@ -103,10 +110,7 @@ export class AlertsEngine {
   readonly name = 'alerts';
   private timer: NodeJS.Timeout | null = null;
   private readonly hwm = new Map<ModernClass, number>();
-  private compiled: Record<
-    ModernClass,
-    { alerts: CompiledAlert[]; matcher: PatternMatcher }
-  > | null = null;
+  private compiled: Record<ModernClass, Feed> | null = null;
   private alertsVersion = '';
   private readonly state = new Map<string, KeyState>();
   private readonly dirty = new Set<number>();
@@ -230,13 +234,24 @@ export class AlertsEngine {
       if (r.scope === 'tag' && r.scope_id) slugs.add(r.scope_id);
     }
     const tagIds = new Map(repo.tagIdsOfSlugs(this.db, [...slugs]).map((t) => [t.slug, t.id]));
-    const out = {} as Record<ModernClass, { alerts: CompiledAlert[]; matcher: PatternMatcher }>;
+    const out = {} as Record<ModernClass, Feed>;
     for (const cls of Object.keys(FEEDS) as ModernClass[]) {
       const patterns: string[] = [];
+      // The same text in several alerts is one pattern of the automaton.
+      const indexOf = new Map<string, number>();
+      const patternIndex = (text: string) => {
+        const key = text.toLowerCase();
+        let index = indexOf.get(key);
+        if (index === undefined) {
+          index = patterns.push(text) - 1;
+          indexOf.set(key, index);
+        }
+        return index;
+      };
       const alerts: CompiledAlert[] = [];
       for (const row of rows.filter((r) => r.class === cls)) {
         const params = JSON.parse(row.parameters) as ClassParameters;
-        const own = (params.contains ?? []).map((p) => patterns.push(p) - 1);
+        const own = (params.contains ?? []).map(patternIndex);
         const filters = JSON.parse(row.tag_filters) as string[];
         alerts.push({
           row,
@@ -249,7 +264,15 @@ export class AlertsEngine {
           lookbackMs: (params.lookback_minutes ?? 5) * 60_000,
         });
       }
-      out[cls] = { alerts, matcher: new PatternMatcher(patterns) };
+      // Candidates of a row: the alerts without texts, and those of the texts found in it.
+      const byPattern: CompiledAlert[][] = patterns.map(() => []);
+      for (const a of alerts) for (const p of new Set(a.patterns)) byPattern[p]!.push(a);
+      out[cls] = {
+        alerts,
+        unconditional: alerts.filter((a) => a.patterns.length === 0),
+        byPattern,
+        matcher: new PatternMatcher(patterns),
+      };
     }
     this.compiled = out;
     return out;
@@ -266,7 +289,8 @@ export class AlertsEngine {
     let devices: ReturnType<AlertsEngine['devices']> | null = null;
     for (const cls of Object.keys(FEEDS) as ModernClass[]) {
       const feed = FEEDS[cls];
-      const { alerts, matcher } = compiled[cls];
+      const compiledFeed = compiled[cls];
+      const { alerts } = compiledFeed;
       for (let guard = 0; guard < 100; guard++) {
         const from = this.hwm.get(cls) ?? 0;
         const rows = this.db
@@ -277,7 +301,8 @@ export class AlertsEngine {
         this.counters.rowsRead += rows.length;
         if (alerts.length > 0) {
           devices ??= this.devices();
-          for (const row of rows) this.evaluateRow(row, alerts, matcher, devices);
+          const now = this.ctx.clock.now();
+          for (const row of rows) this.evaluateRow(row, compiledFeed, devices, now);
         }
         if (rows.length < READ_BATCH) break;
       }
@@ -313,23 +338,30 @@ export class AlertsEngine {
 
   private evaluateRow(
     row: LogRow,
-    alerts: readonly CompiledAlert[],
-    matcher: PatternMatcher,
+    feed: Feed,
     devices: ReturnType<AlertsEngine['devices']>,
+    now: number,
   ): void {
-    const found = matcher.size > 0 ? matcher.matches(row.text) : null;
-    for (const alert of alerts) {
+    const found = feed.matcher.size > 0 ? feed.matcher.matches(row.text) : null;
+    // Only the alerts a found text (or no text) can satisfy are looked at, once each.
+    let candidates: Iterable<CompiledAlert> = feed.unconditional;
+    if (found && found.size > 0) {
+      const set = new Set<CompiledAlert>(feed.unconditional);
+      for (const index of found) for (const a of feed.byPattern[index]!) set.add(a);
+      candidates = set;
+    }
+    for (const alert of candidates) {
       if (alert.params.invert) {
         // Absence alerts count presence here and decide on the tick.
         if (!this.matchesRow(alert, row, found) || !this.inScope(alert, row.device_id, devices))
           continue;
-        this.count(alert, alert.row.scope === 'device' ? row.device_id : null, row.timestamp);
+        this.count(alert, alert.row.scope === 'device' ? row.device_id : null, row.timestamp, now);
         continue;
       }
       if (!this.matchesRow(alert, row, found)) continue;
       if (!this.inScope(alert, row.device_id, devices)) continue;
       this.counters.matches++;
-      const state = this.count(alert, row.device_id, row.timestamp);
+      const state = this.count(alert, row.device_id, row.timestamp, now);
       if (state.times.length === 1 || state.first === null) state.first = row;
       if (state.occurrenceId === null && state.times.length >= alert.params.occurrences_min)
         this.open(alert, row.device_id, state, state.first ?? row, devices);
@@ -346,14 +378,18 @@ export class AlertsEngine {
     return this.classFilter(alert, row);
   }
 
-  private count(alert: CompiledAlert, deviceId: number | null, at: number): KeyState {
+  private count(
+    alert: CompiledAlert,
+    deviceId: number | null,
+    at: number,
+    now = this.ctx.clock.now(),
+  ): KeyState {
     const key = this.key(alert.row.id, deviceId);
     let state = this.state.get(key);
     if (!state) {
       state = { times: [], first: null, occurrenceId: null, closeNotBefore: 0 };
       this.state.set(key, state);
     }
-    const now = this.ctx.clock.now();
     if (at >= now - alert.lookbackMs) {
       state.times.push(at);
       if (state.times.length > MAX_TIMES_PER_KEY) state.times.shift();
