@@ -548,3 +548,48 @@ export const pendingLegacyEvents = (db: DB, limit: number) =>
     .all(limit) as PendingLegacyEvent[];
 export const markLegacyEventHandled = (db: DB, id: number, at: number) =>
   db.prepare('UPDATE legacy_alert_events SET delivered_at = ? WHERE id = ?').run(at, id);
+
+// --- outlet templates ----------------------------------------------------------------------------
+
+export interface OutletTemplateRow {
+  id: number;
+  name: string;
+  outlet_type: string;
+  label: string;
+  body: string;
+}
+const OUTLET_TEMPLATE_COLUMNS = 'id, name, outlet_type, label, body';
+export const listOutletTemplates = (db: DB) =>
+  db
+    .prepare(`SELECT ${OUTLET_TEMPLATE_COLUMNS} FROM outlet_templates ORDER BY id`)
+    .all() as OutletTemplateRow[];
+export const findOutletTemplate = (db: DB, id: number) =>
+  db.prepare(`SELECT ${OUTLET_TEMPLATE_COLUMNS} FROM outlet_templates WHERE id = ?`).get(id) as
+    OutletTemplateRow | undefined;
+export const outletTemplateNameTaken = (db: DB, name: string, exceptId: number | null) =>
+  db
+    .prepare('SELECT 1 FROM outlet_templates WHERE name = ? AND id IS NOT ?')
+    .get(name, exceptId) !== undefined;
+export function saveOutletTemplate(
+  db: DB,
+  id: number | null,
+  t: Omit<OutletTemplateRow, 'id'>,
+  now: number,
+): number {
+  if (id !== null) {
+    db.prepare(
+      'UPDATE outlet_templates SET name = @name, outlet_type = @outlet_type, label = @label, body = @body, updated_at = @now WHERE id = @id',
+    ).run({ ...t, id, now });
+    return id;
+  }
+  return Number(
+    db
+      .prepare(
+        'INSERT INTO outlet_templates (name, outlet_type, label, body, created_at, updated_at) VALUES (@name, @outlet_type, @label, @body, @now, @now)',
+      )
+      .run({ ...t, now }).lastInsertRowid,
+  );
+}
+/** Outlets using it keep working with their class's email template (template_id SET NULL). */
+export const deleteOutletTemplate = (db: DB, id: number) =>
+  db.prepare('DELETE FROM outlet_templates WHERE id = ?').run(id).changes > 0;

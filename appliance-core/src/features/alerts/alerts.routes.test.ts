@@ -649,6 +649,64 @@ describe('alerting endpoints (shared appliance)', () => {
       });
     });
 
+    it('outlet templates: CRUD, 409 on a duplicate name, the outlet carries the trimmed template', async () => {
+      const t = await req('POST', '/api/outlet-templates', admin, {
+        name: 'slack-short',
+        outlet_type: 'slack',
+        label: 'Short Slack line',
+        body: '{$alert_label} on {$device_label}',
+      });
+      expect(t.status).toBe(201);
+      expect(
+        (await req('POST', '/api/outlet-templates', admin, { ...t.body, id: undefined })).status,
+      ).toBe(409);
+      expect(
+        (
+          await req('POST', '/api/outlet-templates', admin, {
+            name: 'x',
+            outlet_type: 'o365',
+            label: 'x',
+            body: '',
+          })
+        ).status,
+      ).toBe(400);
+      const o = await req('POST', '/api/outlets', admin, {
+        name: 'Slack ops',
+        type: 'slack',
+        config: { url: 'https://hooks.slack.test/ops' },
+        template_id: t.body.id,
+      });
+      expect(o.body.template).toEqual({
+        id: t.body.id,
+        name: 'slack-short',
+        outlet_type: 'slack',
+        label: 'Short Slack line',
+      });
+      const missing = await req('POST', '/api/outlets', admin, {
+        name: 'Slack 2',
+        type: 'slack',
+        config: { url: 'https://hooks.slack.test/2' },
+        template_id: 999999,
+      });
+      expect(Object.keys(missing.body.errors)).toEqual(['template_id']);
+      const upd = await req('PUT', `/api/outlet-templates/${t.body.id}`, admin, {
+        ...t.body,
+        id: undefined,
+        label: 'Renamed',
+      });
+      expect(upd.body.label).toBe('Renamed');
+      expect((await req('DELETE', `/api/outlet-templates/${t.body.id}`, admin)).body).toEqual({
+        deleted: true,
+      });
+      expect((await req('GET', `/api/outlets/${o.body.id}`, admin)).body).toMatchObject({
+        template_id: null,
+        template: null,
+      });
+      expect((await req('GET', `/api/outlet-templates/${t.body.id}`, admin)).body).toEqual({
+        error: 'Outlet template not found',
+      });
+    });
+
     it('system outlets are hidden from the list, readable by id, and read only', async () => {
       const id = Number(
         h.appliance.db

@@ -35,6 +35,8 @@ import {
   LegacyAlertRecord,
   Message,
   OutletRecord,
+  OutletTemplateBody,
+  OutletTemplateRecord,
   RouterConfig,
   RouterConfigBody,
   RoutingRuleBody,
@@ -457,6 +459,84 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
     params: IdParams,
     response: { 200: SendTestResult, 404: ErrorBody },
     handler: async (request) => service.sendTest(request.params.id),
+  });
+
+  // designed: outlet templates (no tag anchor)
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/outlet-templates',
+    access,
+    errors: errors(),
+    tags: TAGS,
+    summary: 'Outlet templates (a message body per outlet type)',
+    response: { 200: Type.Array(OutletTemplateRecord) },
+    handler: async () => service.outletTemplates(),
+  });
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/outlet-templates/:id',
+    access,
+    errors: errors(),
+    tags: TAGS,
+    summary: 'One outlet template',
+    params: IdParams,
+    response: { 200: OutletTemplateRecord, 404: ErrorBody },
+    handler: async (request) => service.outletTemplate(request.params.id),
+  });
+  defineRoute(app, {
+    method: 'POST',
+    url: '/api/outlet-templates',
+    access,
+    errors: errors(),
+    tags: TAGS,
+    summary: 'Create an outlet template',
+    body: OutletTemplateBody,
+    response: { 201: OutletTemplateRecord, 409: ErrorBody },
+    handler: async (request, reply) => {
+      const saved = audit(
+        request,
+        'outlet_template.create',
+        { type: 'outlet_template', label: request.body.name },
+        () => service.saveOutletTemplate(null, request.body),
+      );
+      reply.code(201);
+      return saved;
+    },
+  });
+  defineRoute(app, {
+    method: 'PUT',
+    url: '/api/outlet-templates/:id',
+    access,
+    errors: errors(),
+    tags: TAGS,
+    summary: 'Replace an outlet template',
+    params: IdParams,
+    body: OutletTemplateBody,
+    response: { 200: OutletTemplateRecord, 404: ErrorBody, 409: ErrorBody },
+    handler: async (request) =>
+      audit(
+        request,
+        'outlet_template.update',
+        { type: 'outlet_template', id: request.params.id },
+        () => service.saveOutletTemplate(request.params.id, request.body),
+      ),
+  });
+  defineRoute(app, {
+    method: 'DELETE',
+    url: '/api/outlet-templates/:id',
+    access,
+    errors: errors(),
+    tags: TAGS,
+    summary: 'Delete an outlet template (outlets using it fall back to their email template)',
+    params: IdParams,
+    response: { 200: Deleted, 404: ErrorBody },
+    handler: async (request) =>
+      audit(
+        request,
+        'outlet_template.delete',
+        { type: 'outlet_template', id: request.params.id },
+        () => service.deleteOutletTemplate(request.params.id),
+      ),
   });
 
   // designed: routing rules (tag filtered)

@@ -316,3 +316,22 @@ export const DeviceParentRecord = Type.Object({
   device_id: Type.Integer(),
   parent_id: Nullable(Type.Integer()),
 });
+
+// --- outlet templates -------------------------------------------------------------------------------
+
+export const OutletTemplateBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  outlet_type: Type.Union(
+    ['email', 'webhook', 'slack', 'teams', 'discord'].map((t) => Type.Literal(t)),
+  ),
+  label: Type.String({ minLength: 1, maxLength: 255 }),
+  body: Type.String({ maxLength: 65_536, description: 'logic-less {$variable} substitutions' }),
+});
+export type OutletTemplateBody = Static<typeof OutletTemplateBody>;
+export const OutletTemplateRecord = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  outlet_type: Type.String(),
+  label: Type.String(),
+  body: Type.String(),
+});

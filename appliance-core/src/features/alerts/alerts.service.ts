@@ -27,6 +27,7 @@ import {
 import type {
   CreateAlertBody,
   CreateOutletBody,
+  OutletTemplateBody,
   RouterConfigBody,
   RoutingRuleBody,
   SaveWindowBody,
@@ -703,6 +704,32 @@ export class AlertsService {
     this.checkUrl(url);
     if (!this.deps.delivery) return { ok: false, error: NOT_INSTALLED };
     return this.deps.delivery.queue.sendTest(this.target(row));
+  }
+
+  // --- outlet templates (designed) -------------------------------------------------------------
+
+  outletTemplates() {
+    return repo.listOutletTemplates(this.db);
+  }
+
+  outletTemplate(id: number) {
+    const row = repo.findOutletTemplate(this.db, id);
+    if (!row) throw failure(404, 'Outlet template not found');
+    return row;
+  }
+
+  saveOutletTemplate(id: number | null, body: OutletTemplateBody) {
+    if (id !== null) this.outletTemplate(id);
+    const name = body.name.trim();
+    if (repo.outletTemplateNameTaken(this.db, name, id))
+      throw failure(409, 'An outlet template with this name already exists.');
+    const saved = repo.saveOutletTemplate(this.db, id, { ...body, name }, this.now());
+    return this.outletTemplate(saved);
+  }
+
+  deleteOutletTemplate(id: number) {
+    if (!repo.deleteOutletTemplate(this.db, id)) throw failure(404, 'Outlet template not found');
+    return { deleted: true as const };
   }
 
   // --- routing rules (tag filtered) ------------------------------------------------------------
