@@ -5,6 +5,9 @@
  *   (`toggleAlert`, `ensureLegacyAlert`), read them for their `alerts` sections (`alertsOf`,
  *   `alertsOfDevices`, `alertRecord`) and record what their pollers saw (`observeAlertState`,
  *   which writes a firing that this feature's engine routes and delivers).
+ * - `createAlerts(ctx, deps)`: builds the feature (composition root only): the service, the
+ *   evaluation engine, the device deletion clean-up and the routes; `connectDelivery(seam)`
+ *   plugs in features/alerts/delivery (queue, renderer, outbound-address check).
  */
 export {
   alertEvents,
