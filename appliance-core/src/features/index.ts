@@ -14,7 +14,8 @@ import { schedulerCollector, storageWriterCollector } from '../platform/metrics/
 import { Scheduler } from '../platform/scheduler/scheduler.js';
 import type { App } from '../platform/http/http-server.js';
 import type { IdentityResolver } from '../platform/http/identity.js';
-import { createAlertDelivery } from './alerts/delivery/index.js';
+import { checkOutletUrl, createAlertDelivery, renderTemplate } from './alerts/delivery/index.js';
+import { createAlerts } from './alerts/index.js';
 import { authRoutes, CachedIdentityResolver } from './auth/index.js';
 import { createCaptures } from './captures/index.js';
 import { dashboardsRoutes, deleteLayoutsOfDevice, TrackerWidgets } from './dashboards/index.js';
@@ -37,6 +38,7 @@ import { nodePtySpawn, terminalRoutes } from './terminal/index.js';
 import { TokenService, tokensRoutes } from './tokens/index.js';
 import { ToolsEngine, ToolsService, toolsRoutes } from './tools/index.js';
 import {
+  findLatencyTracker,
   registerTrackerWidgets,
   registerTrackerWrites,
   TrackersEngine,
@@ -162,6 +164,20 @@ export function createFeatures(ctx: CoreContext): Features {
     definePartitionedTable(ctx.db, { name, timeColumn: 'timestamp', maintenance: logTable });
   // Alert delivery (issue 17): the persisted queue the alerting feature enqueues into, and the mail relay.
   const delivery = createAlertDelivery(ctx);
+  // Alerting (issue 17): evaluates what the syslog writer just committed; delivery is connected
+  // with alerts.connectDelivery (features/alerts/delivery).
+  const alerts = createAlerts(ctx, {
+    devices,
+    onSyslogCommitted: (listener) => logs.syslog.onCommitted(listener),
+    latencyTrackerDevice: (id) => findLatencyTracker(ctx.db, id)?.device_id ?? null,
+  });
+  alerts.connectDelivery({
+    queue: delivery.queue,
+    renderTemplate,
+    checkOutletUrl: (url) => checkOutletUrl(url, delivery.policy),
+  });
+  // Queued deliveries follow outlet edits and stop when their outlet is deleted.
+  delivery.followOutlets((id) => alerts.outletTarget(id));
   const maintenance = new MaintenanceService(
     ctx.db,
     ctx.clock,
@@ -186,6 +202,7 @@ export function createFeatures(ctx: CoreContext): Features {
       urlMonitors,
       logs.syslog,
       captures.engine,
+      alerts.engine,
       ...(idsIntake ? [idsIntake] : []),
       new MaintenanceEngine(maintenance, scheduler, ctx.log),
       delivery.queue,
@@ -220,6 +237,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await terminalRoutes(app, ctx, { resolver, spawn: nodePtySpawn() });
       await maintenanceRoutes(app, ctx, { maintenance });
       await delivery.register(app);
+      await alerts.register(app);
     },
   };
 }

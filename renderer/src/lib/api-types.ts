@@ -77,6 +77,287 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/alert-classes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Alert classes with their parameter schemas, variables and default template */
+    get: operations['getAlertClasses'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/alert-dependencies/{device}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A device's parent for dependency-aware suppression */
+    get: operations['getAlertDependenciesByDevice'];
+    put?: never;
+    /** Set (or clear with null) a device's parent */
+    post: operations['postAlertDependenciesByDevice'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/alert-routing-rules': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Routing rules the caller may see (tag filtered) */
+    get: operations['getAlertRoutingRules'];
+    put?: never;
+    /** Create a routing rule (which alerts, severities, devices or tags go to which outlets) */
+    post: operations['postAlertRoutingRules'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/alert-routing-rules/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One routing rule */
+    get: operations['getAlertRoutingRulesById'];
+    /** Replace a routing rule */
+    put: operations['putAlertRoutingRulesById'];
+    post?: never;
+    /** Delete a routing rule */
+    delete: operations['deleteAlertRoutingRulesById'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/alerts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List alerts (ordered by id; class-wide, not tag filtered) */
+    get: operations['getAlerts'];
+    put?: never;
+    /** Create an alert */
+    post: operations['postAlerts'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/alerts/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One alert */
+    get: operations['getAlertsById'];
+    /** Update an alert (class is fixed at creation and ignored here) */
+    put: operations['putAlertsById'];
+    post?: never;
+    /** Delete an alert (its history stays in the ledger) */
+    delete: operations['deleteAlertsById'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/alerts/{id}/toggle': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Enable or disable an alert */
+    post: operations['postAlertsByIdToggle'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/alerts/{source}/{id}/router-config': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Router configuration of a modern alert or a legacy trigger (defaults filled) */
+    get: operations['getAlertsBySourceByIdRouterConfig'];
+    put?: never;
+    /** Set the router configuration (stored; renotify and throttles never change delivery) */
+    post: operations['postAlertsBySourceByIdRouterConfig'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/alerts/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Alert occurrences, newest first, with what was queued to which outlet */
+    get: operations['getAlertsHistory'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/alerts/legacy/{id}/maintenance-windows': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A legacy trigger's maintenance windows (write shape) */
+    get: operations['getAlertsLegacyByIdMaintenanceWindows'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/alerts/legacy/{id}/maintenance-windows/attach': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Attach maintenance windows of a legacy trigger */
+    post: operations['postAlertsLegacyByIdMaintenanceWindowsAttach'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/alerts/legacy/{id}/maintenance-windows/detach': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Detach maintenance windows of a legacy trigger */
+    post: operations['postAlertsLegacyByIdMaintenanceWindowsDetach'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/alerts/legacy/{id}/maintenance-windows/sync': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Sync maintenance windows of a legacy trigger */
+    post: operations['postAlertsLegacyByIdMaintenanceWindowsSync'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/alerts/maintenance-windows': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Maintenance windows (short read shape) */
+    get: operations['getAlertsMaintenanceWindows'];
+    put?: never;
+    /** Create (201) or update (200, with id) a maintenance window */
+    post: operations['postAlertsMaintenanceWindows'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/alerts/maintenance-windows/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Delete a maintenance window (detached everywhere) */
+    post: operations['postAlertsMaintenanceWindowsDelete'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/alerts/templates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Email templates */
+    get: operations['getAlertsTemplates'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/audit': {
     parameters: {
       query?: never;
@@ -698,6 +979,75 @@ export interface paths {
     };
     /** Storage estimate of a disk tracker’s logs */
     get: operations['getDiskStatsById'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/email-templates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Email templates */
+    get: operations['getEmailTemplates'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/email-templates/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One email template */
+    get: operations['getEmailTemplatesById'];
+    /** Update an email template (class null or empty clears it) */
+    put: operations['putEmailTemplatesById'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/email-templates/{id}/restore': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Reset a template's bodies to its class's canonical default */
+    post: operations['postEmailTemplatesByIdRestore'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/email-templates/classes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Template classes, their variables and whether a canonical default exists */
+    get: operations['getEmailTemplatesClasses'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1747,6 +2097,41 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/legacy-alerts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The legacy alert catalogue the caller may see (tag filtered) */
+    get: operations['getLegacyAlerts'];
+    put?: never;
+    /** Create a latency tracker's device-down alert (200 with the existing one) */
+    post: operations['postLegacyAlerts'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/legacy-alerts/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a legacy alert definition (its history stays in the ledger) */
+    delete: operations['deleteLegacyAlertsById'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/login': {
     parameters: {
       query?: never;
@@ -1996,6 +2381,97 @@ export interface paths {
     put?: never;
     /** Create (no `id`) or update a custom OID tracker */
     post: operations['postOidSet'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/outlet-templates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Outlet templates (a message body per outlet type) */
+    get: operations['getOutletTemplates'];
+    put?: never;
+    /** Create an outlet template */
+    post: operations['postOutletTemplates'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/outlet-templates/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One outlet template */
+    get: operations['getOutletTemplatesById'];
+    /** Replace an outlet template */
+    put: operations['putOutletTemplatesById'];
+    post?: never;
+    /** Delete an outlet template (outlets using it fall back to their email template) */
+    delete: operations['deleteOutletTemplatesById'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/outlets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Non-system outlets, ordered by id, secrets masked */
+    get: operations['getOutlets'];
+    put?: never;
+    /** Create an outlet (o365 refused; unknown config keys dropped) */
+    post: operations['postOutlets'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/outlets/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One outlet (system ones included), secrets masked */
+    get: operations['getOutletsById'];
+    /** Update an outlet (a masked secret is kept on the sentinel, empty or omitted) */
+    put: operations['putOutletsById'];
+    post?: never;
+    /** Delete an outlet (its routes go; the history keeps its name) */
+    delete: operations['deleteOutletsById'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/outlets/{id}/send-test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send a test notification through an outlet (the URL is checked again) */
+    post: operations['postOutletsByIdSendTest'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3261,6 +3737,2483 @@ export interface operations {
           'application/json': {
             error: string;
           };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getAlertClasses: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            default_email_template_id: number | null;
+            default_email_template_label: string | null;
+            description: string;
+            label: string;
+            name: string;
+            parameters: {
+              [key: string]: unknown;
+            }[];
+            variables: {
+              label: string;
+              slug: string;
+            }[];
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getAlertDependenciesByDevice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        device: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            device_id: number;
+            parent_id: number | null;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postAlertDependenciesByDevice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        device: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          parent_id: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            device_id: number;
+            parent_id: number | null;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getAlertRoutingRules: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alert_ids: number[];
+            device_ids: number[];
+            enabled: boolean;
+            id: number;
+            label: string;
+            legacy_alert_ids: number[];
+            maintenance_window_ids: number[];
+            outlet_ids: number[];
+            severities: number[];
+            tag_slugs: string[];
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postAlertRoutingRules: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          alert_ids?: number[];
+          device_ids?: number[];
+          enabled?: boolean;
+          label: string;
+          legacy_alert_ids?: number[];
+          maintenance_window_ids?: number[];
+          outlet_ids: number[];
+          severities?: number[];
+          tag_slugs?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alert_ids: number[];
+            device_ids: number[];
+            enabled: boolean;
+            id: number;
+            label: string;
+            legacy_alert_ids: number[];
+            maintenance_window_ids: number[];
+            outlet_ids: number[];
+            severities: number[];
+            tag_slugs: string[];
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getAlertRoutingRulesById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alert_ids: number[];
+            device_ids: number[];
+            enabled: boolean;
+            id: number;
+            label: string;
+            legacy_alert_ids: number[];
+            maintenance_window_ids: number[];
+            outlet_ids: number[];
+            severities: number[];
+            tag_slugs: string[];
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  putAlertRoutingRulesById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          alert_ids?: number[];
+          device_ids?: number[];
+          enabled?: boolean;
+          label: string;
+          legacy_alert_ids?: number[];
+          maintenance_window_ids?: number[];
+          outlet_ids: number[];
+          severities?: number[];
+          tag_slugs?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alert_ids: number[];
+            device_ids: number[];
+            enabled: boolean;
+            id: number;
+            label: string;
+            legacy_alert_ids: number[];
+            maintenance_window_ids: number[];
+            outlet_ids: number[];
+            severities: number[];
+            tag_slugs: string[];
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  deleteAlertRoutingRulesById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getAlerts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            class: string;
+            disabled_reason: string | null;
+            enabled: boolean;
+            id: number;
+            label: string;
+            last_evaluated_at: string | null;
+            last_result_count: number | null;
+            parameters: {
+              [key: string]: unknown;
+            };
+            renotify_minutes: number | null;
+            scope: 'global' | 'device' | 'tag';
+            scope_id: string | null;
+            severity: number;
+            tag_filters: string[];
+            throttle_flip_count: number | null;
+            throttle_flip_window_minutes: number | null;
+            throttle_stable_minutes: number | null;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postAlerts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          class: string;
+          enabled?: boolean;
+          label: string;
+          parameters?: {
+            [key: string]: unknown;
+          };
+          renotify_minutes?: number | null;
+          scope?: 'global' | 'device' | 'tag';
+          scope_id?: (string | number) | null;
+          severity: number;
+          tag_filters?: string[];
+          throttle_flip_count?: number | null;
+          throttle_flip_window_minutes?: number | null;
+          throttle_stable_minutes?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            class: string;
+            disabled_reason: string | null;
+            enabled: boolean;
+            id: number;
+            label: string;
+            last_evaluated_at: string | null;
+            last_result_count: number | null;
+            parameters: {
+              [key: string]: unknown;
+            };
+            renotify_minutes: number | null;
+            scope: 'global' | 'device' | 'tag';
+            scope_id: string | null;
+            severity: number;
+            tag_filters: string[];
+            throttle_flip_count: number | null;
+            throttle_flip_window_minutes: number | null;
+            throttle_stable_minutes: number | null;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getAlertsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            class: string;
+            disabled_reason: string | null;
+            enabled: boolean;
+            id: number;
+            label: string;
+            last_evaluated_at: string | null;
+            last_result_count: number | null;
+            parameters: {
+              [key: string]: unknown;
+            };
+            renotify_minutes: number | null;
+            scope: 'global' | 'device' | 'tag';
+            scope_id: string | null;
+            severity: number;
+            tag_filters: string[];
+            throttle_flip_count: number | null;
+            throttle_flip_window_minutes: number | null;
+            throttle_stable_minutes: number | null;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  putAlertsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          class?: string;
+          enabled?: boolean;
+          label?: string;
+          parameters?: {
+            [key: string]: unknown;
+          };
+          renotify_minutes?: number | null;
+          scope?: 'global' | 'device' | 'tag';
+          scope_id?: (string | number) | null;
+          severity?: number;
+          tag_filters?: string[];
+          throttle_flip_count?: number | null;
+          throttle_flip_window_minutes?: number | null;
+          throttle_stable_minutes?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            class: string;
+            disabled_reason: string | null;
+            enabled: boolean;
+            id: number;
+            label: string;
+            last_evaluated_at: string | null;
+            last_result_count: number | null;
+            parameters: {
+              [key: string]: unknown;
+            };
+            renotify_minutes: number | null;
+            scope: 'global' | 'device' | 'tag';
+            scope_id: string | null;
+            severity: number;
+            tag_filters: string[];
+            throttle_flip_count: number | null;
+            throttle_flip_window_minutes: number | null;
+            throttle_stable_minutes: number | null;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  deleteAlertsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postAlertsByIdToggle: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            class: string;
+            disabled_reason: string | null;
+            enabled: boolean;
+            id: number;
+            label: string;
+            last_evaluated_at: string | null;
+            last_result_count: number | null;
+            parameters: {
+              [key: string]: unknown;
+            };
+            renotify_minutes: number | null;
+            scope: 'global' | 'device' | 'tag';
+            scope_id: string | null;
+            severity: number;
+            tag_filters: string[];
+            throttle_flip_count: number | null;
+            throttle_flip_window_minutes: number | null;
+            throttle_stable_minutes: number | null;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getAlertsBySourceByIdRouterConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+        source: 'modern' | 'legacy';
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            renotify_minutes: number;
+            severity: number;
+            throttle_flip_count: number;
+            throttle_flip_window_minutes: number;
+            throttle_stable_minutes: number;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postAlertsBySourceByIdRouterConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+        source: 'modern' | 'legacy';
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          renotify_minutes?: number;
+          severity?: number;
+          throttle_flip_count?: number;
+          throttle_flip_window_minutes?: number;
+          throttle_stable_minutes?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getAlertsHistory: {
+    parameters: {
+      query?: {
+        alert_id?: number;
+        before_id?: number;
+        limit?: number;
+        source?: 'modern' | 'legacy';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alert_class: string;
+            alert_id: number;
+            alert_label: string;
+            closed_at: string | null;
+            device_id: number | null;
+            device_label: string | null;
+            id: number;
+            match_count: number;
+            message: string | null;
+            notifications: {
+              delivery_id: number | null;
+              outlet_id: number;
+              outlet_name: string;
+              queued_at: string;
+              suppressed_by: string | null;
+            }[];
+            opened_at: string;
+            severity: number;
+            source: string;
+            suppressed_by: string | null;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getAlertsLegacyByIdMaintenanceWindows: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            label: string;
+            maintenance_duration: number;
+            recurrence_unit: string;
+            schedule_day: number | null;
+            schedule_hour: number;
+            schedule_month: number | null;
+            schedule_week: number | null;
+          }[];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postAlertsLegacyByIdMaintenanceWindowsAttach: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          maintenance_window_ids: number[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postAlertsLegacyByIdMaintenanceWindowsDetach: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          maintenance_window_ids: number[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postAlertsLegacyByIdMaintenanceWindowsSync: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          maintenance_window_ids: number[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getAlertsMaintenanceWindows: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            date: number | null;
+            day: number | null;
+            duration: number;
+            hour: number;
+            id: number;
+            label: string;
+            month: number | null;
+            unit: string;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postAlertsMaintenanceWindows: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id?: number;
+          label: string;
+          /** @description minutes */
+          maintenance_duration: number;
+          recurrence_unit: 'day' | 'week' | 'month' | 'dawom';
+          schedule_day?: number | null;
+          schedule_hour: number;
+          schedule_month?: number | null;
+          schedule_week?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postAlertsMaintenanceWindowsDelete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            success: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getAlertsTemplates: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alt_template: string;
+            class: string | null;
+            description: string | null;
+            email_template: string;
+            id: number;
+            label: string;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
         };
       };
       /** @description HTTP 200 failure of the legacy family */
@@ -7819,6 +10772,472 @@ export interface operations {
         content: {
           'application/json': {
             error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getEmailTemplates: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alt_template: string;
+            class: string | null;
+            description: string | null;
+            email_template: string;
+            id: number;
+            label: string;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getEmailTemplatesById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alt_template: string;
+            class: string | null;
+            description: string | null;
+            email_template: string;
+            id: number;
+            label: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  putEmailTemplatesById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          alt_template?: string;
+          class?: string | null;
+          description?: string | null;
+          email_template?: string;
+          label?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alt_template: string;
+            class: string | null;
+            description: string | null;
+            email_template: string;
+            id: number;
+            label: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postEmailTemplatesByIdRestore: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            alt_template: string;
+            class: string | null;
+            description: string | null;
+            email_template: string;
+            id: number;
+            label: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getEmailTemplatesClasses: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            label: string;
+            name: string;
+            restorable: boolean;
+            variables: {
+              label: string;
+              slug: string;
+            }[];
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
           };
         };
       };
@@ -13674,6 +17093,314 @@ export interface operations {
       };
     };
   };
+  getLegacyAlerts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            active: boolean;
+            class: string;
+            device_id: number | null;
+            fired_count: number;
+            id: number;
+            last_fired_at: string | null;
+            last_state: number | null;
+            maintenance_window_ids: number[];
+            severity: number;
+            tracker_id: number;
+            tracker_kind: string;
+            type: string;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postLegacyAlerts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          alert_type: 'device_down';
+          severity?: number;
+          tracker_id: number;
+          /** @enum {string} */
+          tracker_kind: 'latency';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            active: boolean;
+            class: string;
+            device_id: number | null;
+            fired_count: number;
+            id: number;
+            last_fired_at: string | null;
+            last_state: number | null;
+            maintenance_window_ids: number[];
+            severity: number;
+            tracker_id: number;
+            tracker_kind: string;
+            type: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            active: boolean;
+            class: string;
+            device_id: number | null;
+            fired_count: number;
+            id: number;
+            last_fired_at: string | null;
+            last_state: number | null;
+            maintenance_window_ids: number[];
+            severity: number;
+            tracker_id: number;
+            tracker_kind: string;
+            type: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  deleteLegacyAlertsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
   postLogin: {
     parameters: {
       query?: never;
@@ -15123,6 +18850,1125 @@ export interface operations {
             message: string;
             /** @enum {boolean} */
             status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getOutletTemplates: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            body: string;
+            id: number;
+            label: string;
+            name: string;
+            outlet_type: string;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postOutletTemplates: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description logic-less {$variable} substitutions */
+          body: string;
+          label: string;
+          name: string;
+          outlet_type: 'email' | 'webhook' | 'slack' | 'teams' | 'discord';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            body: string;
+            id: number;
+            label: string;
+            name: string;
+            outlet_type: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getOutletTemplatesById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            body: string;
+            id: number;
+            label: string;
+            name: string;
+            outlet_type: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  putOutletTemplatesById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description logic-less {$variable} substitutions */
+          body: string;
+          label: string;
+          name: string;
+          outlet_type: 'email' | 'webhook' | 'slack' | 'teams' | 'discord';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            body: string;
+            id: number;
+            label: string;
+            name: string;
+            outlet_type: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  deleteOutletTemplatesById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getOutlets: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            config: {
+              [key: string]: unknown;
+            };
+            email_template_id: number | null;
+            enabled: boolean;
+            id: number;
+            name: string;
+            rate_limit_per_min: number | null;
+            template: {
+              id: number;
+              label: string;
+              name: string;
+              outlet_type: string;
+            } | null;
+            template_id: number | null;
+            type: string;
+          }[];
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postOutlets: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          config?: {
+            [key: string]: unknown;
+          };
+          email_template_id?: number | null;
+          enabled?: boolean;
+          name: string;
+          rate_limit_per_min?: number | null;
+          template_id?: number | null;
+          type: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            config: {
+              [key: string]: unknown;
+            };
+            email_template_id: number | null;
+            enabled: boolean;
+            id: number;
+            name: string;
+            rate_limit_per_min: number | null;
+            template: {
+              id: number;
+              label: string;
+              name: string;
+              outlet_type: string;
+            } | null;
+            template_id: number | null;
+            type: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getOutletsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            config: {
+              [key: string]: unknown;
+            };
+            email_template_id: number | null;
+            enabled: boolean;
+            id: number;
+            name: string;
+            rate_limit_per_min: number | null;
+            template: {
+              id: number;
+              label: string;
+              name: string;
+              outlet_type: string;
+            } | null;
+            template_id: number | null;
+            type: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  putOutletsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          config?: {
+            [key: string]: unknown;
+          };
+          email_template_id?: number | null;
+          enabled?: boolean;
+          name?: string;
+          rate_limit_per_min?: number | null;
+          template_id?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            config: {
+              [key: string]: unknown;
+            };
+            email_template_id: number | null;
+            enabled: boolean;
+            id: number;
+            name: string;
+            rate_limit_per_min: number | null;
+            template: {
+              id: number;
+              label: string;
+              name: string;
+              outlet_type: string;
+            } | null;
+            template_id: number | null;
+            type: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  deleteOutletsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postOutletsByIdSendTest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error?: string;
+            ok: boolean;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: {
+                  [key: string]: string[];
+                };
+              }
+            | {
+                error: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
           };
         };
       };

@@ -56,6 +56,7 @@ export class SyslogEngine {
   private delays: number[] = [];
   /** The UDP receive buffer the kernel granted (bytes, as SO_RCVBUF reads: twice the usable size). */
   receiveBuffer: number | null = null;
+  private readonly committedListeners = new Set<() => void>();
   /** The port both sockets bound, or null when the collector is disabled or stopped. */
   port: number | null = null;
   private stopping = false;
@@ -113,7 +114,10 @@ export class SyslogEngine {
             resolve(msg.port as number);
           } else if (msg.type === 'bind-error')
             reject(new Error(`syslog: ${msg.message as string}`));
-          else if (msg.type === 'delay') this.recordDelay(msg.ms as number);
+          else if (msg.type === 'delay') {
+            this.recordDelay(msg.ms as number);
+            for (const listener of this.committedListeners) listener();
+          }
         },
       );
       worker.on('error', (err) => {
@@ -190,6 +194,15 @@ export class SyslogEngine {
   counts(): IntakeCounters {
     const c = this.counters;
     return { received: c[0]!, stored: c[1]!, dropped: c[2]!, filtered: c[3]!, malformed: c[4]! };
+  }
+
+  /**
+   * Told after each batch of syslog rows the writer committed (alerting evaluates the rows
+   * committed since it last read, never rescanning windows). Returns the unsubscribe function.
+   */
+  onCommitted(listener: () => void): () => void {
+    this.committedListeners.add(listener);
+    return () => this.committedListeners.delete(listener);
   }
 
   /** Intake-to-committed delay of recent batches (ms): the last 1024, for the p99. */

@@ -4,6 +4,7 @@
  * samples, rollups and alerts of each deleted row in the same statement.
  */
 import type { DB } from '../../platform/db/database.js';
+import { deleteLegacyAlertsOfDevice } from '../alerts/index.js';
 import type { SampleKind } from './samples.repository.js';
 
 const IDS_OF_DEVICE: Record<SampleKind, string> = {
@@ -20,8 +21,8 @@ export function trackerIdsOfDevice(db: DB, kind: SampleKind, deviceId: number): 
 
 /** Deletes every tracker of a device with its history (inside the device delete transaction). */
 export function deleteTrackersOfDevice(db: DB, deviceId: number): void {
+  deleteLegacyAlertsOfDevice(db, deviceId);
   for (const table of [
-    'legacy_alerts',
     'latency_trackers',
     'port_trackers',
     'oid_trackers',

@@ -6,7 +6,7 @@
  */
 import type { Identity } from '../../platform/http/identity.js';
 import type { DeviceScope } from '../../platform/http/scoping.js';
-import { alertRecord, toggleAlert } from './alerts.repository.js';
+import { alertRecord, toggleAlert } from '../alerts/index.js';
 import {
   deleteInterfaceTracker,
   findInterfaceTracker,

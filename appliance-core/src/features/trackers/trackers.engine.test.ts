@@ -15,7 +15,7 @@ import { systemClock } from '../../platform/time/time.js';
 import { rateOf } from './snmp.poller.js';
 import { checkPort } from './tcp.poller.js';
 import { TrackersEngine } from './trackers.engine.js';
-import { toggleAlert } from './alerts.repository.js';
+import { toggleAlert } from '../alerts/index.js';
 import { TrackersService } from './trackers.service.js';
 import { registerTrackerWrites } from './trackers.writes.js';
 

@@ -16,7 +16,7 @@ import type { SnmpTiming } from '../../platform/snmp/snmp.client.js';
 import { deviceAddresses, snmpDeviceIds, snmpTargetOfDevice } from '../devices/index.js';
 import { pollDevice, rateOf, type SnmpRequest } from './snmp.poller.js';
 import { checkPort } from './tcp.poller.js';
-import { alertsOf, observeAlertState } from './alerts.repository.js';
+import { alertsOf, DEVICE_DOWN_ALERT, observeAlertState } from '../alerts/index.js';
 import { LINK_STATE_ALERT } from './interfaces.service.js';
 import type { LatencyTrackerRow } from './latency.repository.js';
 import type { OidTrackerRow } from './oids.repository.js';
@@ -321,6 +321,20 @@ export class TrackersEngine implements TrackerChanges {
       });
       this.writes.latencyReading(row.id, latency, loss, now);
       if (touchDevice) this.writes.deviceReachability(row.device_id, latency, now);
+      // Device down (legacy alert `device_down` of the latency tracker, class
+      // legacy_device_down): decided like link state, on the main connection, when the device's
+      // state is written; observeAlertState fires only on a change of the stored state.
+      if (touchDevice) this.observeDeviceDown(row, state, now);
+    }
+  }
+
+  private observeDeviceDown(row: LatencyTrackerRow, state: 'up' | 'down', now: number): void {
+    const { db } = this.ctx;
+    for (const alert of alertsOf(db, 'latency', [row.id]).get(row.id) ?? []) {
+      if (alert.alert_type !== DEVICE_DOWN_ALERT) continue;
+      const message = `Device ${state === 'down' ? 'stopped answering' : 'answers again'} (${row.label})`;
+      if (observeAlertState(db, alert, state === 'up' ? 1 : 0, message, now))
+        this.counters.alertsFired++;
     }
   }
 

@@ -24,7 +24,7 @@ import {
   type SampleKind,
   type SeriesPoint,
 } from './samples.repository.js';
-import { alertRecord, alertsOf, alertsOfDevices, type TrackerKind } from './alerts.repository.js';
+import { alertRecord, alertsOf, alertsOfDevices, type TrackerKind } from '../alerts/index.js';
 import { deleteTrackersOfDevice, trackerIdsOfDevice } from './device-trackers.repository.js';
 import {
   latencyRecord,

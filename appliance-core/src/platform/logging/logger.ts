@@ -22,6 +22,8 @@ export const REDACT_PATHS = [
   '*.*.authorization_header',
   '*.*.authpass',
   '*.*.*.authorization_header',
+  '*.config.authorization_header',
+  'config.authorization_header',
 ];
 
 export function createLogger(level: string): Logger {

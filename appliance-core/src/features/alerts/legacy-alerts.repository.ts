@@ -1,14 +1,19 @@
 /**
- * SQL of the legacy alert records attached to trackers (spec: trackers' `alerts`; the interface
- * link-state alert of POST /api/interfaces/toggleupdown) and their firings.
+ * SQL of the legacy alert catalogue (spec: the `alerts` of trackers, URL trackers and devices;
+ * the interface link-state alert of POST /api/interfaces/toggleupdown; the latency tracker's
+ * device-down alert) and their firings. The alerting feature owns these tables (0012_alerting.sql
+ * rebuilt them from 0005): trackers create and observe their alerts through these functions
+ * (features/alerts/index.ts); alerting adds the router configuration, the maintenance windows
+ * and delivery of what fired.
  */
 import type { DB } from '../../platform/db/database.js';
 
-export type TrackerKind = 'interface' | 'disk' | 'latency' | 'oid' | 'service' | 'port' | 'url';
+export type TrackerKind =
+  'interface' | 'disk' | 'latency' | 'oid' | 'service' | 'port' | 'url' | 'localnet';
 
 export interface AlertRow {
   id: number;
-  device_id: number;
+  device_id: number | null;
   tracker_kind: TrackerKind;
   tracker_id: number;
   alert_type: string;
@@ -16,6 +21,11 @@ export interface AlertRow {
   last_state: number | null;
   last_fired_at: number | null;
   fired_count: number;
+  severity: number;
+  renotify_minutes: number | null;
+  throttle_flip_count: number | null;
+  throttle_flip_window_minutes: number | null;
+  throttle_stable_minutes: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -42,7 +52,7 @@ export function alertsOfDevices(db: DB, deviceIds: readonly number[]): Map<numbe
     )
     .all(JSON.stringify(deviceIds)) as AlertRow[];
   const map = new Map<number, AlertRow[]>(deviceIds.map((id) => [id, []]));
-  for (const row of rows) map.get(row.device_id)?.push(row);
+  for (const row of rows) if (row.device_id !== null) map.get(row.device_id)?.push(row);
   return map;
 }
 
@@ -119,4 +129,64 @@ export function alertRecord(row: AlertRow) {
     last_fired_at: row.last_fired_at,
     fired_count: row.fired_count,
   };
+}
+
+/** Deletes the legacy alerts of a device (inside the device delete transaction). */
+export function deleteLegacyAlertsOfDevice(db: DB, deviceId: number): void {
+  db.prepare('DELETE FROM legacy_alerts WHERE device_id = ?').run(deviceId);
+}
+
+/** The latency tracker's device-down alert type (class legacy_device_down). */
+export const DEVICE_DOWN_ALERT = 'device_down';
+
+/** The alert class a legacy alert notifies with. */
+export function legacyClassOf(alertType: string): string {
+  return alertType === DEVICE_DOWN_ALERT ? 'legacy_device_down' : 'legacy_link_state';
+}
+
+export const listLegacyAlerts = (db: DB) =>
+  db.prepare('SELECT * FROM legacy_alerts ORDER BY id').all() as AlertRow[];
+export const findLegacyAlert = (db: DB, id: number) =>
+  db.prepare('SELECT * FROM legacy_alerts WHERE id = ?').get(id) as AlertRow | undefined;
+
+/** Creates a legacy alert (active) unless it exists; answers the row. */
+export function ensureLegacyAlert(
+  db: DB,
+  a: {
+    deviceId: number | null;
+    kind: TrackerKind;
+    trackerId: number;
+    type: string;
+    severity: number;
+  },
+  now: number,
+): AlertRow {
+  db.prepare(
+    `INSERT INTO legacy_alerts (device_id, tracker_kind, tracker_id, alert_type, active, severity, created_at, updated_at)
+     VALUES (?, ?, ?, ?, 1, ?, ?, ?) ON CONFLICT (tracker_kind, tracker_id, alert_type) DO NOTHING`,
+  ).run(a.deviceId, a.kind, a.trackerId, a.type, a.severity, now, now);
+  return findAlert(db, a.kind, a.trackerId, a.type) as AlertRow;
+}
+
+export const deleteLegacyAlert = (db: DB, id: number) =>
+  db.prepare('DELETE FROM legacy_alerts WHERE id = ?').run(id).changes > 0;
+
+export function setLegacyRouterConfig(
+  db: DB,
+  id: number,
+  fields: Record<string, number>,
+  now: number,
+): void {
+  const allowed = [
+    'severity',
+    'renotify_minutes',
+    'throttle_flip_count',
+    'throttle_flip_window_minutes',
+    'throttle_stable_minutes',
+  ];
+  const columns = Object.keys(fields).filter((k) => allowed.includes(k));
+  if (columns.length === 0) return;
+  db.prepare(
+    `UPDATE legacy_alerts SET ${columns.map((c) => `${c} = @${c}`).join(', ')}, updated_at = @now WHERE id = @id`,
+  ).run({ ...fields, id, now });
 }
