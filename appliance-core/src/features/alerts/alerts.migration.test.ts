@@ -1,5 +1,5 @@
 /**
- * 0012_alerting.sql on a database that already holds legacy alerts and firings (0005's shape):
+ * 0014_alerting.sql on a database that already holds legacy alerts and firings (0005's shape):
  * the rebuild keeps them, the purge triggers still remove a deleted tracker's alerts, URL
  * trackers can now hold alerts, and every class has its seeded default template.
  */
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../platform/db/database.js';
 import { loadMigrations, migrate } from '../../platform/db/migrate.js';
 
-describe('0012_alerting migration', () => {
+describe('0014_alerting migration', () => {
   it('rebuilds the legacy catalogue keeping rows, firings and purge triggers', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'alerting-migration-'));
     const db = openDatabase(path.join(dir, 'db.sqlite'));

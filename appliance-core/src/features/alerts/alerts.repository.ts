@@ -1,5 +1,5 @@
 /**
- * SQL of the alerting tables (0012_alerting.sql): alerts, classes, email templates, maintenance
+ * SQL of the alerting tables (0014_alerting.sql): alerts, classes, email templates, maintenance
  * windows, outlets and outlet templates, routing rules, device parents and the history ledger.
  * The legacy alert catalogue is in legacy-alerts.repository.ts.
  */

@@ -1,7 +1,7 @@
 /**
  * SQL of the legacy alert catalogue (spec: the `alerts` of trackers, URL trackers and devices;
  * the interface link-state alert of POST /api/interfaces/toggleupdown; the latency tracker's
- * device-down alert) and their firings. The alerting feature owns these tables (0012_alerting.sql
+ * device-down alert) and their firings. The alerting feature owns these tables (0014_alerting.sql
  * rebuilt them from 0005): trackers create and observe their alerts through these functions
  * (features/alerts/index.ts); alerting adds the router configuration, the maintenance windows
  * and delivery of what fired.
