@@ -26,6 +26,7 @@ import {
   walksRoutes,
 } from './devices/index.js';
 import { DiscoveryEngine, localnetsRoutes } from './discovery/index.js';
+import { createFlows } from './flows/index.js';
 import { EveIntakeEngine } from './logs/eve-intake.engine.js';
 import { registerEveWrites } from './logs/eve-intake.writes.js';
 import { createLogs } from './logs/index.js';
@@ -148,6 +149,8 @@ export function createFeatures(ctx: CoreContext): Features {
         ),
       };
     });
+  // NetFlow v5/v9/IPFIX collection and the flow explorer (issue 15); counters beside the logs'.
+  const flows = createFlows(ctx, { storage, devices, scheduler, counters: logs.counters });
   // Partitioned tables for maintenance, one line each (walks_log registers in its repository).
   const logTable = {
     listed: true,
@@ -180,6 +183,7 @@ export function createFeatures(ctx: CoreContext): Features {
       urlMonitors,
       logs.syslog,
       ...(idsIntake ? [idsIntake] : []),
+      flows.collector,
       new MaintenanceEngine(maintenance, scheduler, ctx.log),
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
       {
@@ -208,6 +212,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await trackersRoutes(app, ctx, { trackers, devices });
       await urlMonitorsRoutes(app, ctx, { engine: urlMonitors });
       await logs.register(app);
+      await flows.register(app);
       await terminalRoutes(app, ctx, { resolver, spawn: nodePtySpawn() });
       await maintenanceRoutes(app, ctx, { maintenance });
     },
