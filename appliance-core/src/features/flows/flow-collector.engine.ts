@@ -25,7 +25,8 @@ import type { DeviceIpMap } from '../devices/index.js';
 const WORKER_URL = new URL('./flow-receiver.engine.mjs', import.meta.url);
 const FLUSH_MS = 50;
 const BATCH_ROWS = 4096;
-const MAX_QUEUED_WRITES = 8192;
+// A batch is one atomic group of up to BATCH_ROWS / 32 inserts and BATCH_ROWS / 16 upserts.
+const MAX_QUEUED_WRITES = 32_768;
 const RECEIVE_BUFFER = 8 * 1024 * 1024;
 const STOP_TIMEOUT_MS = 4000;
 

@@ -25,6 +25,8 @@ import { StorageWriterClient } from '../../platform/db/storage-writer.client.mjs
 import { FlowDecoder } from './flow-packet.rules.mjs';
 
 const ROWS_PER_INSERT = 32;
+/** Conversation rows per multi-row upsert (flows.writes.ts ROLLUP_ROWS_PER_UPSERT). */
+const ROLLUP_ROWS = 16;
 const COLUMNS = 20;
 const MAX_SRC_PORTS = 64;
 const HOUR = 3_600_000;
@@ -179,10 +181,19 @@ function flush() {
     });
   for (let r = full; r < rows; r++)
     ops.push({ statement: 'flows.insert', params: params.slice(r * COLUMNS, (r + 1) * COLUMNS) });
-  for (const { params: p, ports } of rollup.values()) {
-    p[9] = JSON.stringify([...ports].sort((a, b) => a - b));
-    ops.push({ statement: 'flows.rollup', params: p });
-  }
+  const conversations = [...rollup.values()];
+  for (const c of conversations) c.params[9] = JSON.stringify([...c.ports].sort((a, b) => a - b));
+  const whole = conversations.length - (conversations.length % ROLLUP_ROWS);
+  for (let i = 0; i < whole; i += ROLLUP_ROWS)
+    ops.push({
+      statement: 'flows.rollup-many',
+      params: conversations.slice(i, i + ROLLUP_ROWS).flatMap((c) => c.params),
+    });
+  for (let i = whole; i < conversations.length; i++)
+    ops.push({
+      statement: 'flows.rollup',
+      params: /** @type {{params: (number | string | null)[]}} */ (conversations[i]).params,
+    });
   const count = rows;
   params = [];
   rows = 0;

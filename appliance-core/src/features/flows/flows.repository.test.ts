@@ -19,7 +19,7 @@ import {
 } from '../../platform/db/partitions.js';
 import { FLOW_RETENTION_DAYS, FLOW_ROTATION } from './flows-feature.service.js';
 import { listFlows, WIDE_ROWS } from './flows.repository.js';
-import { FLOW_COLUMNS, FLOW_STATEMENTS } from './flows.writes.js';
+import { FLOW_COLUMNS, FLOW_STATEMENTS, ROLLUP_ROWS_PER_UPSERT } from './flows.writes.js';
 
 const T0 = Date.UTC(2026, 10, 20, 0, 0, 0);
 const ROWS = 120_000;
@@ -191,6 +191,48 @@ describe('conversation rollup upsert', () => {
       start_time: T0,
       end_time: T0 + 109,
     });
+  });
+});
+
+describe('multi-row conversation upsert', () => {
+  it('merges rows of one statement that share a key, and rows already stored', () => {
+    db.exec('DELETE FROM flow_conversations');
+    const many = db.prepare(FLOW_STATEMENTS['flows.rollup-many'] as string);
+    const row = (src: string, port: number) => [
+      T0,
+      src,
+      '10.0.0.2',
+      443,
+      6,
+      '127.0.0.1',
+      0,
+      0,
+      0,
+      JSON.stringify([port]),
+      10,
+      1,
+      1,
+      T0,
+      T0,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+    ];
+    const rows = Array.from({ length: ROLLUP_ROWS_PER_UPSERT }, (_, i) =>
+      row(`10.0.0.${i % 4}`, i),
+    );
+    many.run(...rows.flat());
+    many.run(...rows.flat());
+    const stored = db
+      .prepare('SELECT src_ip, flows, bytes, src_ports FROM flow_conversations ORDER BY src_ip')
+      .all() as { src_ip: string; flows: number; bytes: number; src_ports: string }[];
+    expect(stored.map((r) => [r.src_ip, r.flows, r.bytes])).toEqual(
+      ['10.0.0.0', '10.0.0.1', '10.0.0.2', '10.0.0.3'].map((ip) => [ip, 8, 80]),
+    );
+    expect(JSON.parse(stored[0]!.src_ports as string)).toEqual([0, 4, 8, 12]);
   });
 });
 

@@ -6,13 +6,13 @@
  * How the flow list runs (bytes descending over a window): each partition the window touches
  * is asked for its own first `offset + limit` rows and the answers are merged. A partition whose
  * share of the window is small is read through its end_time index and sorted; one where the
- * window holds many rows (more than WIDE_ROWS, estimated from the partition's bounds) walks its
+ * window holds many rows (more than WIDE_ROWS, counted on the end_time index up to that) walks its
  * bytes index from the top instead (the end_time terms written `+end_time` so that SQLite does
  * not pick the range), stopping after the page: a first page of a wide window never sorts the
  * window. `total` counts matches up to TOTAL_CAP (`total_capped` beyond: a lower bound).
  */
 import type { DB } from '../../platform/db/database.js';
-import type { PartitionedTable, PartitionInfo } from '../../platform/db/partitions.js';
+import type { PartitionedTable, PartitionRef } from '../../platform/db/partitions.js';
 import type { DeviceScope } from '../../platform/http/scoping.js';
 import type { Criteria, CriterionValue } from './flow-query.rules.js';
 
@@ -135,13 +135,21 @@ export interface FlowListRequest {
   limit: number;
 }
 
-/** Estimated rows of `info` with end_time in [from, to] (uniform over its bounds). */
-function estimateRows(info: PartitionInfo, from: number, to: number): number {
-  if (info.minTime === null || info.maxTime === null) return 0;
-  const span = Math.max(1, info.maxTime - info.minTime);
-  const overlap = Math.min(to, info.maxTime) - Math.max(from, info.minTime);
-  return overlap < 0 ? 0 : Math.ceil((info.rows * Math.min(span, overlap + 1)) / span);
+/**
+ * Rows of a partition with end_time in [from, to], counted on the end_time index up to
+ * WIDE_ROWS + 1 (a bounded index-only walk: flows arrive in bursts, so bounds say little).
+ */
+function windowRows(db: DB, p: string, from: number, to: number): number {
+  return db
+    .prepare(
+      `SELECT count(*) FROM (SELECT 1 FROM ${p} WHERE end_time >= ? AND end_time <= ? LIMIT ?)`,
+    )
+    .pluck()
+    .get(from, to, WIDE_ROWS + 1) as number;
 }
+
+const qualified = (ref: PartitionRef) =>
+  ref.schema === 'main' ? `"${ref.name}"` : `"${ref.schema}"."${ref.name}"`;
 
 /** A page of flows by bytes descending, with a capped total (see the header). */
 export function listFlows(
@@ -150,14 +158,11 @@ export function listFlows(
   request: FlowListRequest,
 ): { rows: FlowRow[]; total: number; totalCapped: boolean } {
   const need = request.offset + request.limit;
-  const infos = new Map(table.list().map((info) => [info.name, info]));
   const merged: FlowRow[] = [];
   let total = 0;
   for (const ref of table.windowPartitions(request.endFrom, request.endTo)) {
-    const info = infos.get(ref.name);
-    const wide =
-      info !== undefined && estimateRows(info, request.endFrom, request.endTo) > WIDE_ROWS;
-    const p = ref.schema === 'main' ? `"${ref.name}"` : `"${ref.schema}"."${ref.name}"`;
+    const p = qualified(ref);
+    const wide = windowRows(db, p, request.endFrom, request.endTo) > WIDE_ROWS;
     const e = wide ? '+end_time' : 'end_time';
     const window =
       request.startFrom === null
