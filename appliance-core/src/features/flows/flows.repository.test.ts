@@ -232,7 +232,7 @@ describe('multi-row conversation upsert', () => {
     expect(stored.map((r) => [r.src_ip, r.flows, r.bytes])).toEqual(
       ['10.0.0.0', '10.0.0.1', '10.0.0.2', '10.0.0.3'].map((ip) => [ip, 8, 80]),
     );
-    expect(JSON.parse(stored[0]!.src_ports as string)).toEqual([0, 4, 8, 12]);
+    expect(JSON.parse(stored[0]!.src_ports)).toEqual([0, 4, 8, 12]);
   });
 });
 
