@@ -102,7 +102,17 @@ function prefill(file, rows) {
 }
 
 async function counters(url, token) {
-  const res = await call('GET', `${url}/api/intake/counters`, { token });
+  // A keep-alive connection idle through a sending step may be closed under us: retry (bounded).
+  let res;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      res = await call('GET', `${url}/api/intake/counters`, { token });
+      break;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      await sleep(200);
+    }
+  }
   if (res.status !== 200)
     throw new Error(`GET /api/intake/counters: HTTP ${res.status} ${res.text}`);
   return res.json.flows;
@@ -162,51 +172,62 @@ export async function runFlowsBench() {
 
   const results = [];
   let best = 0;
-  for (const rate of RATES) {
-    const before = await counters(started.url, token);
-    const cpuBefore = cpuSecondsOf(pid);
-    const sent = await send(port, rate, DURATION_S);
-    let after = await counters(started.url, token);
-    for (let i = 0; i < 60; i++) {
-      await sleep(500);
-      const next = await counters(started.url, token);
-      const settled = next.stored + next.dropped === next.received && next.stored === after.stored;
-      after = next;
-      if (settled) break;
+  let lists;
+  try {
+    for (const rate of RATES) {
+      const before = await counters(started.url, token);
+      const cpuBefore = cpuSecondsOf(pid);
+      const sent = await send(port, rate, DURATION_S);
+      let after = await counters(started.url, token);
+      for (let i = 0; i < 60; i++) {
+        await sleep(500);
+        const next = await counters(started.url, token);
+        const settled =
+          next.stored + next.dropped === next.received && next.stored === after.stored;
+        after = next;
+        if (settled) break;
+      }
+      const cpu = cpuSecondsOf(pid) - cpuBefore;
+      const stored = after.stored - before.stored;
+      const row = {
+        rate,
+        achievedRate: round(sent.rate),
+        sent: sent.sent,
+        datagrams: sent.datagrams,
+        decoded: after.received - before.received,
+        stored,
+        lost: sent.sent - stored,
+        droppedByWriter: after.dropped - before.dropped,
+        malformed: after.malformed - before.malformed,
+        cpuSecondsPer100k: stored > 0 ? round((cpu * 100_000) / stored, 2) : null,
+      };
+      results.push(row);
+      log(JSON.stringify(row));
+      if (row.lost > 0) break;
+      best = Math.max(best, rate);
     }
-    const cpu = cpuSecondsOf(pid) - cpuBefore;
-    const stored = after.stored - before.stored;
-    const row = {
-      rate,
-      achievedRate: round(sent.rate),
-      sent: sent.sent,
-      datagrams: sent.datagrams,
-      decoded: after.received - before.received,
-      stored,
-      lost: sent.sent - stored,
-      droppedByWriter: after.dropped - before.dropped,
-      malformed: after.malformed - before.malformed,
-      cpuSecondsPer100k: stored > 0 ? round((cpu * 100_000) / stored, 2) : null,
-    };
-    results.push(row);
-    log(JSON.stringify(row));
-    if (row.lost > 0) break;
-    best = Math.max(best, rate);
-  }
 
-  const lists = {
-    active: await listLatency(started.url, token, '/api/netflow/list', 'limit=1000'),
-    window24h: await listLatency(started.url, token, '/api/netflow/list', 'hours=24&limit=1000'),
-    aggregatedByBytes: await listLatency(
-      started.url,
-      token,
-      '/api/aggnetflow/list',
-      'hours=24&sort=bytes&limit=1000',
-    ),
-    top24h: await listLatency(started.url, token, '/api/netflow/top', 'hours=24'),
-  };
-  log(`lists on ${PREFILL.toLocaleString()}+ flows: ${JSON.stringify(lists)}`);
-  await stopChild(started.entry);
+    lists = {
+      active: await listLatency(started.url, token, '/api/netflow/list', 'limit=1000'),
+      window24h: await listLatency(started.url, token, '/api/netflow/list', 'hours=24&limit=1000'),
+      aggregatedByBytes: await listLatency(
+        started.url,
+        token,
+        '/api/aggnetflow/list',
+        'hours=24&sort=bytes&limit=1000',
+      ),
+      top24h: await listLatency(started.url, token, '/api/netflow/top', 'hours=24'),
+    };
+    log(`lists on ${PREFILL.toLocaleString()}+ flows: ${JSON.stringify(lists)}`);
+  } catch (err) {
+    log(
+      `flows bench failed; the appliance's last output:\n${started.entry.output.slice(-30).join('\n')}`,
+    );
+    log(`appliance exit: ${JSON.stringify(started.entry.exited)}`);
+    throw err;
+  } finally {
+    await stopChild(started.entry);
+  }
   fs.rmSync(dataDir, { recursive: true, force: true });
 
   const summary = {
