@@ -28,6 +28,15 @@ const pairs = [
     'appliance-core/src/features/logs/syslog-message.rules.mjs',
     'appliance-core/dist/features/logs/syslog-message.rules.mjs',
   ],
+  // The flow collector's worker thread and the decoder it imports (features/flows).
+  [
+    'appliance-core/src/features/flows/flow-receiver.engine.mjs',
+    'appliance-core/dist/features/flows/flow-receiver.engine.mjs',
+  ],
+  [
+    'appliance-core/src/features/flows/flow-packet.rules.mjs',
+    'appliance-core/dist/features/flows/flow-packet.rules.mjs',
+  ],
 ];
 for (const [from, to] of pairs) {
   fs.rmSync(path.join(root, to), { recursive: true, force: true });

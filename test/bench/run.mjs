@@ -62,6 +62,11 @@ if (BENCH_KIND === 'syslog') {
   const { runSyslogBench } = await import('./syslog.bench.mjs');
   process.exit(await runSyslogBench());
 }
+// BENCH=flows runs only the flow intake bench (test/bench/flows.bench.mjs).
+if (BENCH_KIND === 'flows') {
+  const { runFlowsBench } = await import('./flows.bench.mjs');
+  process.exit(await runFlowsBench());
+}
 
 // BENCH=delivery runs only the alert delivery bench (test/bench/delivery.bench.mjs).
 if (BENCH_KIND === 'delivery') {

@@ -29,6 +29,7 @@ import {
   walksRoutes,
 } from './devices/index.js';
 import { DiscoveryEngine, localnetsRoutes } from './discovery/index.js';
+import { createFlows } from './flows/index.js';
 import { EveIntakeEngine } from './logs/eve-intake.engine.js';
 import { registerEveWrites } from './logs/eve-intake.writes.js';
 import { createLogs } from './logs/index.js';
@@ -154,6 +155,8 @@ export function createFeatures(ctx: CoreContext): Features {
         ),
       };
     });
+  // NetFlow v5/v9/IPFIX collection and the flow explorer (issue 15); counters beside the logs'.
+  const flows = createFlows(ctx, { storage, devices, scheduler, counters: logs.counters });
   // Partitioned tables for maintenance, one line each (walks_log registers in its repository).
   const logTable = {
     listed: true,
@@ -204,6 +207,7 @@ export function createFeatures(ctx: CoreContext): Features {
       captures.engine,
       alerts.engine,
       ...(idsIntake ? [idsIntake] : []),
+      flows.collector,
       new MaintenanceEngine(maintenance, scheduler, ctx.log),
       delivery.queue,
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
@@ -234,6 +238,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await urlMonitorsRoutes(app, ctx, { engine: urlMonitors });
       await logs.register(app);
       await captures.register(app);
+      await flows.register(app);
       await terminalRoutes(app, ctx, { resolver, spawn: nodePtySpawn() });
       await maintenanceRoutes(app, ctx, { maintenance });
       await delivery.register(app);
