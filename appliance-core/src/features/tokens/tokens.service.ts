@@ -95,12 +95,29 @@ export class TokenService {
     this.pendingUse.set(tokenId, this.clock.now());
   }
 
-  flushUse(): void {
-    if (this.pendingUse.size === 0) return;
+  /**
+   * Writes the pending last-use times. A database busy past busy_timeout (the storage writer
+   * holding the write lock under a flood of intake) keeps them pending for the next flush: a
+   * timer's throw would end the process, and a last-use time is worth a retry, not a crash.
+   * @returns whether the pending uses were written (true when there were none)
+   */
+  flushUse(): boolean {
+    if (this.pendingUse.size === 0) return true;
     const batch = new Map(this.pendingUse);
-    this.pendingUse.clear();
-    recordTokenUse(this.db, batch);
+    try {
+      recordTokenUse(this.db, batch);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+      this.busyFlushes += 1;
+      return false;
+    }
+    // Uses made since the batch was taken stay pending.
+    for (const [id, at] of batch) if (this.pendingUse.get(id) === at) this.pendingUse.delete(id);
+    return true;
   }
+
+  /** Flushes that found the database busy and left the uses pending (for logs and tests). */
+  busyFlushes = 0;
 
   /** The last use of a token, including uses not yet flushed. */
   lastUsed(row: TokenRow): number | null {
