@@ -35,6 +35,23 @@ function cacheStatements(db: DB): void {
   }) as DB['prepare'];
 }
 
+const intents = new WeakMap<DB, Int32Array>();
+
+/**
+ * How many write transactions of this connection are running or waiting for the write lock, in
+ * shared memory: the storage writer's worker reads it before each batch and lets them go first
+ * (see storage-writer.worker.mjs). SQLite's busy handler polls with sleeps of up to 100 ms, so a
+ * writer committing batch after batch could otherwise keep an API write waiting past busy_timeout.
+ */
+export function writeIntent(db: DB): Int32Array {
+  let intent = intents.get(db);
+  if (!intent) {
+    intent = new Int32Array(new SharedArrayBuffer(4));
+    intents.set(db, intent);
+  }
+  return intent;
+}
+
 /**
  * Makes `db.transaction(fn)()` begin IMMEDIATE (take the write lock up front) instead of DEFERRED.
  * Another connection writes the same file (the storage writer's worker thread): in WAL mode a
@@ -45,9 +62,18 @@ function cacheStatements(db: DB): void {
  */
 function immediateTransactions(db: DB): void {
   const transaction = db.transaction.bind(db);
+  const waiting = writeIntent(db);
   db.transaction = ((fn: (...args: never[]) => unknown) => {
     const variants = transaction(fn);
-    const immediate = (...args: never[]) => variants.immediate(...args);
+    const immediate = (...args: never[]) => {
+      Atomics.add(waiting, 0, 1);
+      try {
+        return variants.immediate(...args);
+      } finally {
+        Atomics.sub(waiting, 0, 1);
+        Atomics.notify(waiting, 0);
+      }
+    };
     return Object.assign(immediate, {
       default: immediate,
       deferred: (...args: never[]) => variants.deferred(...args),

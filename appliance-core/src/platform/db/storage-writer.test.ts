@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { watchTables } from './change-triggers.js';
-import { openDatabase, type DB } from './database.js';
+import { openDatabase, writeIntent, type DB } from './database.js';
 import {
   StorageWriter,
   type CommitNotice,
@@ -777,5 +777,38 @@ describe('the TEMP-trigger guard (change-triggers.ts)', () => {
     watchTables(db, 'later', [{ table: 'counter' }], () => {});
     expect(() => w.start()).toThrow(/test\.bump writes a table or column that a cache/);
     expect(workerOf(w)).toBeNull();
+  });
+});
+
+describe('StorageWriter and the API connection', () => {
+  it('lets the API connection write first: no batch starts while its write transaction runs or waits, for at most a second', async () => {
+    const intent = writeIntent(db);
+    // database.ts counts the API connection's write transactions while they run.
+    db.transaction(() => expect(Atomics.load(intent, 0)).toBe(1))();
+    expect(Atomics.load(intent, 0)).toBe(0);
+    const w = new StorageWriter(db, { onError: (err) => errors.push(err.message), flushMs: 5 });
+    writers.push(w);
+    w.define('test.child', 'INSERT INTO child (id, parent_id, value, note) VALUES (?, ?, ?, ?)');
+    w.start();
+    Atomics.add(intent, 0, 1); // as an API write waiting for the lock does
+    const heldAt = Date.now();
+    try {
+      w.write('test.child', [1, 1, 1, null]);
+      await sleep(300);
+      expect(childCount()).toBe(0);
+      // Held on, the API side cannot stall the writer: the batch goes after the bounded wait.
+      await until(() => childCount() === 1, 5000);
+      expect(childCount()).toBe(1);
+      expect(Date.now() - heldAt).toBeGreaterThanOrEqual(900);
+    } finally {
+      Atomics.sub(intent, 0, 1);
+      Atomics.notify(intent, 0);
+    }
+    // Released at once: the next write commits without the wait.
+    const releasedAt = Date.now();
+    w.write('test.child', [2, 1, 2, null]);
+    await until(() => childCount() === 2, 5000);
+    expect(childCount()).toBe(2);
+    expect(Date.now() - releasedAt).toBeLessThan(900);
   });
 });

@@ -71,7 +71,7 @@
  * the worker's time against one flat array sliced per write.
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import { openDatabase, type DB } from './database.js';
+import { openDatabase, writeIntent, type DB } from './database.js';
 import {
   Lane,
   newCounters,
@@ -469,6 +469,7 @@ export class StorageWriter {
         cacheSizeKb: this.options.cacheSizeKb,
         maxBatch: this.options.maxPending,
         counters: this.shared,
+        writeIntent: this.guard ? writeIntent(this.guard) : null,
         statements: this.definitions.map(({ name, sql }, id) => ({ id, name, sql })),
         lanes,
       },

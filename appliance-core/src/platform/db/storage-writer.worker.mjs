@@ -24,7 +24,7 @@
  *
  * Messages in (parent port):
  *   {type:'define', id, name, sql} | {type:'lane', id, name, port} | {type:'close'}
- *   workerData: {file, attached: [{schema, file}], cacheSizeKb, maxBatch, counters, statements: [{id, name, sql}], lanes: [{id, name, port}]}
+ *   workerData: {file, attached: [{schema, file}], cacheSizeKb, maxBatch, counters, writeIntent, statements: [{id, name, sql}], lanes: [{id, name, port}]}
  * Messages in (a lane's port): {type:'writes', seq, ops, values, groups}
  *   `ops` is an Int32Array of statement ids; `values` the parameter array of each op (an array
  *   per op clones and binds in about half the time of one flat array sliced per op, measured);
@@ -56,7 +56,7 @@ import Database from 'better-sqlite3';
 
 const port = /** @type {Port} */ (parentPort);
 const data =
-  /** @type {{ file: string, attached?: { schema: string, file: string }[], cacheSizeKb: number, maxBatch: number, counters: BigInt64Array, statements: { id: number, name: string, sql: string }[], lanes: { id: number, name: string, port: Port }[] }} */ (
+  /** @type {{ file: string, attached?: { schema: string, file: string }[], cacheSizeKb: number, maxBatch: number, counters: BigInt64Array, writeIntent?: Int32Array | null, statements: { id: number, name: string, sql: string }[], lanes: { id: number, name: string, port: Port }[] }} */ (
     workerData
   );
 /** A busy database (another connection holding the write lock past busy_timeout) is retried, not skipped. */
@@ -161,9 +161,31 @@ function schedule() {
   setImmediate(tick);
 }
 
+/** Longest wait for the API connection's writes before a batch (then the batch goes anyway). */
+const YIELD_MAX_MS = 1000;
+
+/**
+ * The API connection's write transactions go first: while any is running or waiting for the
+ * lock (workerData.writeIntent, counted by database.ts), no batch starts, for at most
+ * YIELD_MAX_MS. Without it a writer committing back to back can hold off an API write past its
+ * busy_timeout (SQLite's busy handler polls with sleeps of up to 100 ms, and the gap between
+ * two batches is microseconds).
+ */
+function yieldToApiWrites() {
+  const intent = data.writeIntent;
+  if (!intent) return;
+  const until = Date.now() + YIELD_MAX_MS;
+  for (let n = Atomics.load(intent, 0); n > 0; n = Atomics.load(intent, 0)) {
+    const left = until - Date.now();
+    if (left <= 0) return;
+    Atomics.wait(intent, 0, n, Math.min(left, 50));
+  }
+}
+
 /** Runs one batch, then lets messages in before the next one. */
 function tick() {
   scheduled = false;
+  yieldToApiWrites();
   if (runOne()) schedule();
 }
 
