@@ -77,6 +77,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/aggnetflow/list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Conversations per hour (`src_ports` up to 64), sorted by start_time or bytes
+     * @description `sort` is `start_time` (default) or `bytes`, always descending; any other value is `start_time`. Without a window: the last 24 hours.
+     */
+    get: operations['getAggnetflowList'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/alert-classes': {
     parameters: {
       query?: never;
@@ -2200,6 +2220,98 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/netflow/filters': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller’s saved filters of this feed */
+    get: operations['getNetflowFilters'];
+    put?: never;
+    /** Create a saved filter, or update an own one (`id`) */
+    post: operations['postNetflowFilters'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/netflow/filters/{filterId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete an own saved filter */
+    delete: operations['deleteNetflowFiltersByFilterId'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/netflow/filters/toggle/{filterId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Enable or disable an own saved filter; answers the full list */
+    post: operations['postNetflowFiltersToggleByFilterId'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/netflow/list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Flows by bytes descending: active flows (end within 60 s) or a window
+     * @description Without `startTime`, `endTime` or `hours`: active flows (end time within the last 60 s), `startTime`/`endTime` null. With a window: `start_time >= startTime` and `end_time <= endTime`. `total` is exact up to 10,000 (`total_capped` beyond); rows deeper than 100,000 are not served.
+     */
+    get: operations['getNetflowList'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/netflow/top': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Top sources, destinations, conversations and protocols by bytes, and bytes per hour
+     * @description Over a window (`startTime`/`endTime` or `hours`, default the last 24 hours) of the hourly conversation rollup; `filters` takes the aggregated list keys; `top` (1 to 100, default 10) entries per list; `series` has one point per hour with its mean bits per second.
+     */
+    get: operations['getNetflowTop'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/oauth/clients/{clientId}': {
     parameters: {
       query?: never;
@@ -3773,6 +3885,119 @@ export interface operations {
         content: {
           'application/json': {
             error: string;
+          };
+        };
+      };
+    };
+  };
+  getAggnetflowList: {
+    parameters: {
+      query?: {
+        endTime?: string;
+        filters?: string;
+        hours?: string;
+        limit?: number;
+        page?: number;
+        sort?: string;
+        startTime?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            current_page: number;
+            data: {
+              bps: number;
+              bytes: number;
+              dst_host: string | null;
+              dst_id: number | null;
+              dst_ip: string;
+              dst_port: number;
+              dst_profile: string | null;
+              end_time: string;
+              flow_src: string;
+              flows: number;
+              in_iface: number | null;
+              out_iface: number | null;
+              packets: number;
+              prot_name: string;
+              protocol: number;
+              src_host: string | null;
+              src_id: number | null;
+              src_ip: string;
+              src_ports: number[];
+              src_profile: string | null;
+              start_time: string;
+              vlan: number | null;
+            }[];
+            endTime: string;
+            per_page: number;
+            startTime: string;
+            total: number;
+            total_capped: boolean;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
           };
         };
       };
@@ -17740,6 +17965,638 @@ export interface operations {
             };
             /** @enum {boolean} */
             hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getNetflowFilters: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            filters: {
+              created_at: string;
+              enabled: boolean;
+              filter: {
+                [key: string]: unknown;
+              };
+              id: number;
+              label: string;
+              updated_at: string;
+              users_id: number;
+            }[];
+            message: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  postNetflowFilters: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          filter?: unknown;
+          id?: unknown;
+          label?: unknown;
+        } & {
+          [key: string]: unknown;
+        };
+        'application/x-www-form-urlencoded': {
+          filter?: unknown;
+          id?: unknown;
+          label?: unknown;
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            filter: {
+              created_at: string;
+              enabled: boolean;
+              filter: {
+                [key: string]: unknown;
+              };
+              id: number;
+              label: string;
+              updated_at: string;
+              users_id: number;
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            filter: {
+              created_at: string;
+              enabled: boolean;
+              filter: {
+                [key: string]: unknown;
+              };
+              id: number;
+              label: string;
+              updated_at: string;
+              users_id: number;
+            };
+            message: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                error: string;
+              }
+            | {
+                [key: string]: string[];
+              };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  deleteNetflowFiltersByFilterId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        filterId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  postNetflowFiltersToggleByFilterId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        filterId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            filters: {
+              created_at: string;
+              enabled: boolean;
+              filter: {
+                [key: string]: unknown;
+              };
+              id: number;
+              label: string;
+              updated_at: string;
+              users_id: number;
+            }[];
+            message: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getNetflowList: {
+    parameters: {
+      query?: {
+        endTime?: string;
+        filters?: string;
+        hours?: string;
+        limit?: number;
+        page?: number;
+        startTime?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            current_page: number;
+            data: {
+              bps: number;
+              bytes: number;
+              dst_host: string | null;
+              dst_id: number | null;
+              dst_ip: string;
+              dst_port: number;
+              dst_profile: string | null;
+              end_time: string;
+              flow_src: string;
+              id: number;
+              in_iface: number | null;
+              out_iface: number | null;
+              packets: number;
+              prot_name: string;
+              protocol: number;
+              src_host: string | null;
+              src_id: number | null;
+              src_ip: string;
+              src_port: number;
+              src_profile: string | null;
+              start_time: string;
+              vlan: number | null;
+            }[];
+            endTime: string | null;
+            per_page: number;
+            startTime: string | null;
+            total: number;
+            total_capped: boolean;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getNetflowTop: {
+    parameters: {
+      query?: {
+        endTime?: string;
+        filters?: string;
+        hours?: string;
+        startTime?: string;
+        top?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            endTime: string;
+            series: {
+              bps: number;
+              bytes: number;
+              flows: number;
+              packets: number;
+              time: string;
+            }[];
+            startTime: string;
+            top_conversations: {
+              bytes: number;
+              dst_host: string | null;
+              dst_id: number | null;
+              dst_ip: string;
+              dst_port: number;
+              flows: number;
+              packets: number;
+              prot_name: string;
+              protocol: number;
+              src_host: string | null;
+              src_id: number | null;
+              src_ip: string;
+            }[];
+            top_destinations: {
+              bytes: number;
+              device_id: number | null;
+              flows: number;
+              host: string | null;
+              ip: string;
+              packets: number;
+            }[];
+            top_protocols: {
+              bytes: number;
+              flows: number;
+              packets: number;
+              prot_name: string;
+              protocol: number;
+            }[];
+            top_sources: {
+              bytes: number;
+              device_id: number | null;
+              flows: number;
+              host: string | null;
+              ip: string;
+              packets: number;
+            }[];
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
             message: string;
             /** @enum {boolean} */
             status: false;
