@@ -151,6 +151,10 @@ describe('StorageWriter start() and close()', () => {
     await workerOf(w)?.terminate();
     await until(() => errors.some((e) => /worker exited/.test(e)));
     expect(workerOf(w)).toBeNull();
+    // The delay counts from the worker's start: about a minute (less the test's own time).
+    expect(errors.find((e) => /worker exited/.test(e))).toMatch(
+      /^storage writer worker exited \(code 1\): 0 writes lost; restarting in (59|60) s$/,
+    );
     w.start();
     expect(workerOf(w)).toBeNull();
   });
@@ -254,5 +258,61 @@ describe('StorageWriter clients in other threads', () => {
     expect(w.stats().producers).toEqual({
       there: { received: 0, written: 0, dropped: 0, failed: 0, lost: 0, queued: 0, inFlight: 0 },
     });
+  });
+});
+
+describe('StorageWriter reports', () => {
+  it('a commit listener that throws is reported with its producer, and the writer goes on', async () => {
+    const w = writer({ flushMs: 60_000 });
+    const p = w.producer('feed');
+    p.onCommit(() => {
+      throw new Error('listener broke');
+    });
+    const q = w.producer('other');
+    q.onCommit(() => {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- what a careless listener does
+      throw 'a string';
+    });
+    p.write('test.child', [1, 1, 1, null]);
+    q.write('test.child', [2, 1, 2, null]);
+    await w.flush();
+    await until(() => errors.length >= 2);
+    expect(errors.sort()).toEqual([
+      'storage writer: a commit listener of feed threw: listener broke',
+      'storage writer: a commit listener of other threw: a string',
+    ]);
+    expect(childCount()).toBe(2);
+  });
+});
+
+describe('StorageWriter tablespaces', () => {
+  it('the worker attaches the tablespaces (ts_<name>) of the API connection, and no other schema', async () => {
+    const longest = `ts_a${'b'.repeat(30)}`; // ts_ and 31 characters: the longest name
+    const attached = ['ts_archive', longest];
+    const others = ['other', 'xts_a', 'ts_1a', `${longest}c`];
+    for (const [i, schema] of [...attached, ...others].entries()) {
+      db.prepare(`ATTACH DATABASE ? AS "${schema}"`).run(path.join(dir, `space-${i}.db`));
+      db.exec(`CREATE TABLE "${schema}".rows (v INTEGER) STRICT`);
+    }
+    const w = new StorageWriter(db, {
+      flushMs: 60_000,
+      onError: (err) => errors.push(err.message),
+    });
+    writers.push(w);
+    for (const [i, schema] of [...attached, ...others].entries())
+      w.define(`test.s${i}`, `INSERT INTO "${schema}".rows (v) VALUES (?)`);
+    for (let i = 0; i < attached.length; i++) w.write(`test.s${i}`, [i]);
+    await w.flush();
+    for (const [i, schema] of attached.entries())
+      expect(db.prepare(`SELECT v FROM "${schema}".rows`).all()).toEqual([{ v: i }]);
+    await until(() => errors.length >= others.length);
+    expect(errors.sort()).toEqual(
+      others
+        .map(
+          (schema, i) =>
+            `storage writer: statement test.s${attached.length + i} does not prepare: no such table: ${schema}.rows`,
+        )
+        .sort(),
+    );
   });
 });
