@@ -101,6 +101,15 @@ describe('StorageWriter options and definitions', () => {
     expect(theirs.messages[0]?.options).toEqual({ maxQueued: 5, flushMs: 3, postEvery: 4 });
   });
 
+  it('statement names: lower-case <namespace>.<name>, more dots allowed, nothing after', () => {
+    const w = writer();
+    expect(() => w.define('test.sub.name', 'INSERT INTO parent (id) VALUES (?)')).not.toThrow();
+    for (const name of ['test.aB', 'test.a b', 'test.a!', 'test', 'Test.a', 'test.'])
+      expect(() => w.define(name, 'INSERT INTO parent (id) VALUES (?)')).toThrow(
+        `storage writer: statement name ${name} needs a namespace`,
+      );
+  });
+
   it('define(): the same SQL again is a no-op, other SQL under the name is refused', () => {
     const w = writer();
     expect(() =>
