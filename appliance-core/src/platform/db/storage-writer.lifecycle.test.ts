@@ -110,6 +110,15 @@ describe('StorageWriter options and definitions', () => {
       );
   });
 
+  it('caps the worker heap: 256 MB by default, or workerHeapMb', () => {
+    const w = writer();
+    w.start();
+    expect(workerOf(w)?.resourceLimits?.maxOldGenerationSizeMb).toBe(256);
+    const small = writer({ workerHeapMb: 64 });
+    small.start();
+    expect(workerOf(small)?.resourceLimits?.maxOldGenerationSizeMb).toBe(64);
+  });
+
   it('define(): the same SQL again is a no-op, other SQL under the name is refused', () => {
     const w = writer();
     expect(() =>
