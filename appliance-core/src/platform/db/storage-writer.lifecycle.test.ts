@@ -266,6 +266,23 @@ describe('StorageWriter clients in other threads', () => {
     ]);
   });
 
+  it('drops within the report window are summed by producer and reported at close', async () => {
+    const w = writer();
+    const a = client(w, 'alpha');
+    const b = client(w, 'beta');
+    a.port.postMessage({ type: 'problems', failed: 0, error: null, dropped: 1 });
+    await until(() => errors.length > 0);
+    a.port.postMessage({ type: 'problems', failed: 0, error: null, dropped: 2 });
+    b.port.postMessage({ type: 'problems', failed: 0, error: null, dropped: 3 });
+    await sleep(50);
+    expect(errors).toHaveLength(1);
+    await w.close();
+    expect(errors).toEqual([
+      'storage writer: 1 writes dropped at full producer queues (alpha: 1)',
+      'storage writer: 5 writes dropped at full producer queues (alpha: 2, beta: 3)',
+    ]);
+  });
+
   it('a client that goes away leaves no lane behind; its last counters stay under its name', async () => {
     const w = writer();
     const c = client(w, 'there');
