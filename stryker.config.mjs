@@ -10,6 +10,7 @@ export default {
   coverageAnalysis: 'perTest',
   mutate: [
     'appliance-core/src/platform/http/auth-hook.ts',
+    'appliance-core/src/platform/http/identity.ts',
     'appliance-core/src/platform/http/route-config.ts',
     'appliance-core/src/platform/http/scoping.ts',
     'appliance-core/src/platform/security/password.ts',

@@ -19,6 +19,10 @@ const ALL = [
   'appliance-core/src/platform/http/define-route.test.ts',
   'test/contract/contract.test.ts',
   'appliance-core/src/platform/db/storage-writer.test.ts',
+  'appliance-core/src/platform/db/storage-writer.lifecycle.test.ts',
+  'appliance-core/src/platform/http/auth-hook.test.ts',
+  'appliance-core/src/platform/http/identity.test.ts',
+  'appliance-core/src/platform/http/route-config.test.ts',
 ];
 
 const only = process.env.MUTATION_TESTS?.split(',')

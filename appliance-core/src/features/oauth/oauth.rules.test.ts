@@ -8,15 +8,18 @@ import { escapeHtml, escaped, Markup } from './oauth.pages.js';
 import {
   clientNameProblem,
   DEFAULT_RETURN,
+  equalSecrets,
   generateUserCode,
   isCodeChallenge,
   isCodeVerifier,
   normalizeUserCode,
   parseScopes,
   pkceMatches,
+  randomSecret,
   redirectUriProblem,
   s256,
   safeReturnTarget,
+  sha256,
   USER_CODE_ALPHABET,
   withParameters,
 } from './oauth.rules.js';
@@ -30,6 +33,8 @@ describe('redirect URIs (spec: http(s); localhost/loopback or HTTPS only)', () =
     'http://127.0.0.1:8080/cb',
     'http://127.255.0.9/cb',
     'http://[::1]:9000/cb',
+    // 2000 characters exactly (the limit is inclusive).
+    `https://client.example/${'a'.repeat(2000 - 'https://client.example/'.length)}`,
   ])('allows %s', (uri) => {
     expect(redirectUriProblem(uri)).toBeNull();
   });
@@ -51,9 +56,33 @@ describe('redirect URIs (spec: http(s); localhost/loopback or HTTPS only)', () =
     ['/callback', 'a redirect URI must be an absolute URL'],
     ['https://client.example/cb#frag', 'a redirect URI must not contain a fragment'],
     ['https://user:pw@client.example/cb', 'a redirect URI must not carry user information'],
+    ['https://user@client.example/cb', 'a redirect URI must not carry user information'],
+    ['https://:pw@client.example/cb', 'a redirect URI must not carry user information'],
+    ['http://[::2]/cb', 'plain http is allowed only for localhost and loopback addresses'],
+    ['http://[2001:db8::1]/cb', 'plain http is allowed only for localhost and loopback addresses'],
+    // IPv4-mapped loopback is not ::1: refused like any other IPv6 address over plain http.
+    [
+      'http://[::ffff:127.0.0.1]/cb',
+      'plain http is allowed only for localhost and loopback addresses',
+    ],
     ['https://client.example/c b', 'a redirect URI must not contain spaces or control characters'],
+    // WHATWG URL would silently drop the tab and newline and percent-encode DEL and NUL.
+    ['https://client.example/c\tb', 'a redirect URI must not contain spaces or control characters'],
+    ['https://client.example/c\nb', 'a redirect URI must not contain spaces or control characters'],
+    [
+      'https://client.example/c\x7fb',
+      'a redirect URI must not contain spaces or control characters',
+    ],
+    [
+      'https://client.example/c\x00b',
+      'a redirect URI must not contain spaces or control characters',
+    ],
     ['', 'a redirect URI must be 1 to 2000 characters'],
     [`https://client.example/${'a'.repeat(2000)}`, 'a redirect URI must be 1 to 2000 characters'],
+    [
+      `https://client.example/${'a'.repeat(2001 - 'https://client.example/'.length)}`,
+      'a redirect URI must be 1 to 2000 characters',
+    ],
   ])('refuses %s', (uri, problem) => {
     expect(redirectUriProblem(uri)).toBe(problem);
   });
@@ -155,6 +184,45 @@ describe('PKCE (RFC 7636, S256 only)', () => {
     expect(isCodeChallenge(`${'a'.repeat(42)}=`)).toBe(false);
     expect(isCodeChallenge('a'.repeat(44))).toBe(false);
   });
+
+  it('answers false, without throwing, for a challenge of another length', () => {
+    // timingSafeEqual throws on buffers of different lengths: the length check comes first.
+    expect(pkceMatches(verifier, 'short')).toBe(false);
+    expect(pkceMatches(verifier, `${s256(verifier)}x`)).toBe(false);
+    expect(pkceMatches(verifier, '')).toBe(false);
+  });
+});
+
+describe('secrets and digests', () => {
+  it('sha256 is the raw SHA-256 digest of the UTF-8 text (FIPS 180-2 known answers)', () => {
+    expect(sha256('abc').toString('hex')).toBe(
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    );
+    expect(sha256('').toString('hex')).toBe(
+      'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    );
+    expect(sha256('é')).toEqual(
+      crypto.createHash('sha256').update(Buffer.from('c3a9', 'hex')).digest(),
+    );
+  });
+
+  it('randomSecret draws base64url text of the requested bytes (32 by default: 43 characters)', () => {
+    const a = randomSecret();
+    expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(a, 'base64url')).toHaveLength(32);
+    expect(randomSecret(16)).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(randomSecret()).not.toBe(a);
+  });
+
+  it('equalSecrets accepts the secret whose digest is stored and nothing else, never throwing', () => {
+    const stored = sha256('s3cret');
+    expect(equalSecrets('s3cret', stored)).toBe(true);
+    expect(equalSecrets('s3cret ', stored)).toBe(false);
+    expect(equalSecrets('S3cret', stored)).toBe(false);
+    // A stored value of another length (not a SHA-256 digest): false, not a timingSafeEqual throw.
+    expect(equalSecrets('s3cret', stored.subarray(0, 16))).toBe(false);
+    expect(equalSecrets('s3cret', Buffer.alloc(0))).toBe(false);
+  });
 });
 
 describe('the sign-in page return target (no open redirect)', () => {
@@ -165,8 +233,18 @@ describe('the sign-in page return target (no open redirect)', () => {
       '/auth/authorize?response_type=code&client_id=x',
       '/auth/authorize?response_type=code&client_id=x',
     ],
+    // `//` inside the query is only text; a 3000-character target is still kept.
+    ['/auth/authorize?next=//', '/auth/authorize?next=//'],
+    [
+      `/auth/device?${'x'.repeat(3000 - '/auth/device?'.length)}`,
+      `/auth/device?${'x'.repeat(3000 - '/auth/device?'.length)}`,
+    ],
   ])('keeps %s', (value, expected) => {
     expect(safeReturnTarget(value)).toBe(expected);
+  });
+
+  it('the default is the device page', () => {
+    expect(DEFAULT_RETURN).toBe('/auth/device');
   });
 
   it.each([
@@ -184,8 +262,16 @@ describe('the sign-in page return target (no open redirect)', () => {
     '/auth/device\r\nSet-Cookie: x=1',
     'auth/device',
     `/auth/device?${'x'.repeat(3000)}`,
+    `/auth/device?${'x'.repeat(3001 - '/auth/device?'.length)}`,
+    // Each of these would resolve to an allowed page if the text checks before parsing were
+    // skipped (the URL parser alone does not refuse them): the checks themselves are what refuse.
+    'auth/authorize?x=1',
+    '//appliance.invalid/auth/authorize?x=1',
+    '/auth\\authorize?x=1',
+    '/auth/author\tize?x=1',
+    '/auth/authorize?x=\x01',
   ])('replaces %s with the device page', (value) => {
-    expect(safeReturnTarget(value)).toBe(DEFAULT_RETURN);
+    expect(safeReturnTarget(value)).toBe('/auth/device');
   });
 });
 
