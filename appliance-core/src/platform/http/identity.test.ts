@@ -121,4 +121,11 @@ describe('permits (the permission gate)', () => {
     expect(permits(identity('sa2'), allOf('a'))).toBe(false);
     expect(permits(identity('SA'), anyOf('a'))).toBe(false);
   });
+
+  it('refuses a rule of a kind it does not know, even to `sa` (fails closed)', () => {
+    const unknown = { kind: 'signed-url', anyOf: [] } as unknown as Access;
+    expect(permits(identity('devices.view'), unknown)).toBe(false);
+    expect(permits(superAdmin, unknown)).toBe(false);
+    expect(permits(nobody, { kind: 'permission' } as Access)).toBe(true);
+  });
 });
