@@ -156,8 +156,11 @@ describe('the ready report', () => {
         type: 'ready',
         url: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+$/),
         certSha256: cert.fingerprint256,
-        // Syslog listens (features/logs); NetFlow has no collector yet.
-        ports: { syslog: { udp: expect.any(Number), tcp: expect.any(Number) } },
+        // Syslog (features/logs) on UDP and TCP, NetFlow/IPFIX (features/flows) on UDP.
+        ports: {
+          syslog: { udp: expect.any(Number), tcp: expect.any(Number) },
+          netflow: { udp: expect.any(Number) },
+        },
       });
       expect(ready.ports.syslog.tcp).toBe(ready.ports.syslog.udp);
       expect(ready.certSha256).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
