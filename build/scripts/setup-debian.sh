@@ -16,8 +16,10 @@ PACKAGES=(
   wireshark-common tshark
   # SNMP agent and clients: real peers of the device, tracker and tool tests
   snmpd snmp
-  # peers of features to come (directory, flows, mail); no test uses them yet
-  slapd ldap-utils softflowd nfdump python3-aiosmtpd
+  # flow tests: softflowd replays a recorded pcap as v5/v9/IPFIX, nfdump counts the export
+  softflowd nfdump
+  # peers of the directory feature to come; no test uses them yet
+  slapd ldap-utils python3-aiosmtpd
   # console end-to-end tests: Playwright drives Debian's Chromium
   chromium fonts-dejavu-core
   # SQL injection scan of the log feeds (npm run test:sqlmap)
