@@ -195,6 +195,15 @@ describe('a capture on loopback', () => {
     const second = await stop(alice.token, id);
     expect(second.status).toBe(200);
     expect(second.body).toEqual(first.body);
+    // The stop that ended it is audited, once; the repeated one changed nothing.
+    const audits = h.appliance.db
+      .prepare(
+        "SELECT actor_user_id AS actor, detail FROM audit_log WHERE action = 'capture.stop' AND target_id = ?",
+      )
+      .all(String(id)) as { actor: number; detail: string }[];
+    expect(audits).toHaveLength(1);
+    expect(audits[0]!.actor).toBe(alice.id);
+    expect(JSON.parse(audits[0]!.detail)).toMatchObject({ status: 'stopped' });
   });
 
   it('reaching byte_cap stops the capture (reason byte-cap)', async () => {

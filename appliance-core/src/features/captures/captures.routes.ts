@@ -219,8 +219,23 @@ export async function capturesRoutes(
     response: { 200: CaptureEnvelope, 404: NotFoundBody },
     handler: async (request) => {
       const row = visible(identityOf(request), request.params.id);
+      const wasActive = row.status === 'starting' || row.status === 'running';
       const stopped = await captures.stopCapture(row.id);
       if (!stopped) throw notFound();
+      // Audited when this request ended the capture; a repeated stop changes nothing and is not.
+      if (wasActive)
+        audited(
+          ctx.db,
+          ctx.clock.now(),
+          actorOf(request),
+          () => stopped,
+          () => ({
+            action: 'capture.stop',
+            outcome: 'success',
+            target: { type: 'capture', id: stopped.id, label: stopped.label ?? undefined },
+            detail: { status: stopped.status, packets: stopped.packets, bytes: stopped.bytes },
+          }),
+        );
       return { capture: captureRecord(stopped) };
     },
   });
