@@ -107,6 +107,10 @@ describe.runIf(enabled)('packet capture page in Chromium', { timeout: 120_000 },
     expect(await serious(), 'axe: capture list').toEqual([]);
     await page.getByTestId('start-capture').click();
     await page.getByLabel('Label').waitFor();
+    // The modal fades in: axe measures contrast on what is painted, so wait for the transition to end.
+    await page.waitForFunction(() =>
+      document.getAnimations().every((a) => a.playState !== 'running'),
+    );
     expect(await serious(), 'axe: start form').toEqual([]);
     await page.keyboard.press('Escape');
     expect(w.pageErrors, 'page errors').toEqual([]);
