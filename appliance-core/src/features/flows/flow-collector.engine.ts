@@ -20,6 +20,7 @@ import { Worker } from 'node:worker_threads';
 import type { CoreContext } from '../../platform/context.js';
 import type { StorageWriter } from '../../platform/db/storage-writer.js';
 import { portToBind } from '../../platform/net/collector-ports.js';
+import { stopWorker } from '../../platform/process/stop-worker.js';
 import type { DeviceIpMap } from '../devices/index.js';
 
 const WORKER_URL = new URL('./flow-receiver.engine.mjs', import.meta.url);
@@ -118,17 +119,7 @@ export class FlowCollectorEngine {
       this.ctx.collectorPorts.delete('netflow');
       return;
     }
-    const stopped = new Promise<void>((resolve) => {
-      worker.on('message', (msg: { type: string }) => {
-        if (msg.type === 'stopped') resolve();
-      });
-      worker.once('exit', () => resolve());
-    });
-    worker.postMessage({ type: 'stop' });
-    const timer = setTimeout(() => void worker.terminate(), STOP_TIMEOUT_MS);
-    await stopped;
-    clearTimeout(timer);
-    await worker.terminate();
+    await stopWorker(worker, STOP_TIMEOUT_MS);
     this.worker = null;
     this.port = null;
     this.ctx.collectorPorts.delete('netflow');

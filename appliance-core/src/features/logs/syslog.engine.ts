@@ -27,6 +27,7 @@ import { Worker } from 'node:worker_threads';
 import type { CoreContext } from '../../platform/context.js';
 import type { StorageWriter } from '../../platform/db/storage-writer.js';
 import { portToBind } from '../../platform/net/collector-ports.js';
+import { stopWorker } from '../../platform/process/stop-worker.js';
 import type { DeviceIpMap } from '../devices/index.js';
 
 const WORKER_URL = new URL('./syslog-receiver.engine.mjs', import.meta.url);
@@ -154,17 +155,7 @@ export class SyslogEngine {
     this.stopping = true;
     this.unsubscribe?.();
     this.unsubscribe = null;
-    const stopped = new Promise<void>((resolve) => {
-      worker.on('message', (msg: { type: string }) => {
-        if (msg.type === 'stopped') resolve();
-      });
-      worker.once('exit', () => resolve());
-    });
-    worker.postMessage({ type: 'stop' });
-    const timer = setTimeout(() => void worker.terminate(), STOP_TIMEOUT_MS);
-    await stopped;
-    clearTimeout(timer);
-    await worker.terminate();
+    await stopWorker(worker, STOP_TIMEOUT_MS);
     this.worker = null;
     this.port = null;
     this.stopping = false;
