@@ -109,7 +109,9 @@ describe.runIf(enabled)('packet capture page in Chromium', { timeout: 120_000 },
     await page.getByLabel('Label').waitFor();
     // The modal fades in: axe measures contrast on what is painted, so wait for the transition to end.
     await page.waitForFunction(() =>
-      document.getAnimations().every((a) => a.playState !== 'running'),
+      (globalThis as any).document
+        .getAnimations()
+        .every((a: { playState: string }) => a.playState !== 'running'),
     );
     expect(await serious(), 'axe: start form').toEqual([]);
     await page.keyboard.press('Escape');
