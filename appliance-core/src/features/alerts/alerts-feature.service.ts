@@ -53,6 +53,10 @@ export function createAlerts(
       return row ? service.target(row) : null;
     },
     register: (app) =>
-      alertsRoutes(app, ctx, { alerts: service, latencyTrackerDevice: deps.latencyTrackerDevice }),
+      alertsRoutes(app, ctx, {
+        alerts: service,
+        latencyTrackerDevice: deps.latencyTrackerDevice,
+        flappingLegacyAlerts: () => engine.flappingLegacyAlerts(),
+      }),
   };
 }

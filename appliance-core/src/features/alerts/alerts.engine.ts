@@ -19,7 +19,9 @@
  *   `legacy_alert_events` (delivered_at NULL: not yet handled) on the tick; a device whose
  *   parent (device_parents) is down opens no incident of its own (suppressed: dependency).
  * - After a restart the counts start empty; occurrences left open stay open for one lookback
- *   before they may close, so a restart alone never notifies twice.
+ *   before they may close, so a restart alone never notifies twice. Reading resumes at the
+ *   saved high-water marks (at most RESUME_LIMIT rows late), so rows committed while the engine
+ *   was stopped are still evaluated.
  */
 import type { CoreContext } from '../../platform/context.js';
 import type { DB } from '../../platform/db/database.js';
@@ -35,10 +37,16 @@ import {
 } from './alerts.rules.js';
 import type { AlertsService, Notification } from './alerts.service.js';
 import { DEVICE_DOWN_ALERT, legacyClassOf } from './legacy-alerts.repository.js';
+import { FlapDetector, type FlapSettings } from './legacy-flap.rules.js';
 import { PatternMatcher } from './pattern-matcher.rules.js';
+
+/** The history's prefix of an occurrence held by flap control. */
+const FLAPPING = 'flapping';
 
 const TICK_MS = 1000;
 const READ_BATCH = 5000;
+/** At most this many rows of a feed are evaluated late after a restart. */
+const RESUME_LIMIT = 100_000;
 const MAX_TIMES_PER_KEY = 100_000;
 const FEEDS: Record<ModernClass, { view: string; columns: string }> = {
   syslog_log: {
@@ -114,6 +122,9 @@ export class AlertsEngine {
   private alertsVersion = '';
   private readonly state = new Map<string, KeyState>();
   private readonly dirty = new Set<number>();
+  private readonly flaps = new FlapDetector();
+  /** The high-water marks as last saved (JSON), to write them only when they moved. */
+  private savedMarks = '';
   private running = false;
   private reading = false;
   private pendingRead = false;
@@ -140,8 +151,18 @@ export class AlertsEngine {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    for (const cls of Object.keys(FEEDS) as ModernClass[])
-      this.hwm.set(cls, this.maxId(FEEDS[cls].view));
+    // Resume where evaluation stopped (kept in memory across an engine restart, in the settings
+    // table across a process restart), at most RESUME_LIMIT rows behind the newest of each feed.
+    const saved = this.hwm.size > 0 ? Object.fromEntries(this.hwm) : repo.engineMarks(this.db);
+    for (const cls of Object.keys(FEEDS) as ModernClass[]) {
+      const newest = this.maxId(FEEDS[cls].view);
+      const mark = saved[cls];
+      this.hwm.set(
+        cls,
+        typeof mark === 'number' && mark <= newest ? Math.max(mark, newest - RESUME_LIMIT) : newest,
+      );
+    }
+    this.savedMarks = JSON.stringify(Object.fromEntries(this.hwm));
     // Occurrences left open by the previous run: kept open for one lookback.
     const now = this.ctx.clock.now();
     for (const o of repo.openOccurrences(this.db)) {
@@ -151,6 +172,7 @@ export class AlertsEngine {
           (JSON.parse(alert.parameters) as { lookback_minutes?: number }).lookback_minutes) ??
           5,
       );
+      if (this.state.has(this.key(o.alert_id, o.device_id))) continue;
       this.state.set(this.key(o.alert_id, o.device_id), {
         times: [],
         first: null,
@@ -164,6 +186,7 @@ export class AlertsEngine {
   }
 
   async stop(): Promise<void> {
+    if (this.running) this.saveMarks();
     this.running = false;
     this.unsubscribe?.();
     this.unsubscribe = null;
@@ -211,6 +234,7 @@ export class AlertsEngine {
       this.handleLegacyEvents();
       this.closeAndInvert();
       this.flushEvaluations();
+      this.saveMarks();
     } catch (err) {
       this.ctx.log.error({ err }, 'alert evaluation failed');
     }
@@ -613,6 +637,13 @@ export class AlertsEngine {
     }
   }
 
+  private saveMarks(): void {
+    const marks = JSON.stringify(Object.fromEntries(this.hwm));
+    if (marks === this.savedMarks) return;
+    repo.saveEngineMarks(this.db, marks);
+    this.savedMarks = marks;
+  }
+
   private flushEvaluations(): void {
     if (this.dirty.size === 0) return;
     const now = this.ctx.clock.now();
@@ -632,71 +663,127 @@ export class AlertsEngine {
   // --- legacy firings ---------------------------------------------------------------------------
 
   private handleLegacyEvents(): void {
-    const events = repo.pendingLegacyEvents(this.db, 500);
-    if (events.length === 0) return;
-    const devices = this.devices();
+    const settings = repo.flapSettings(this.db);
     const now = this.ctx.clock.now();
-    const parents = new Map(repo.allParents(this.db).map((p) => [p.device_id, p.parent_id]));
-    for (const e of events) {
-      this.db.transaction(() => {
-        repo.markLegacyEventHandled(this.db, e.id, now);
-        const down = e.alert_type === DEVICE_DOWN_ALERT ? e.last_state === 0 : e.last_state === 2;
-        const open = this.db
-          .prepare(
-            "SELECT id FROM alert_occurrences WHERE source = 'legacy' AND alert_id = ? AND closed_at IS NULL",
-          )
-          .pluck()
-          .get(e.alert_id) as number | undefined;
-        if (!down) {
-          if (open !== undefined) repo.closeOccurrence(this.db, open, now, 1);
-          return;
-        }
-        if (open !== undefined) return;
-        const device = e.device_id === null ? undefined : devices.get(e.device_id);
-        const cls = legacyClassOf(e.alert_type);
-        const label = `${cls === 'legacy_device_down' ? 'Device down' : 'Link state'}${device ? `: ${device.label}` : ''}`;
-        const blockedBy =
-          e.alert_type === DEVICE_DOWN_ALERT && e.device_id !== null
-            ? this.downAncestor(e.device_id, parents, devices)
-            : null;
-        const occurrenceId = repo.openOccurrence(this.db, {
-          source: 'legacy',
-          alert_id: e.alert_id,
-          alert_label: label,
-          alert_class: cls,
-          severity: e.severity,
-          device_id: e.device_id,
-          device_label: device?.label ?? null,
-          opened_at: now,
-          match_count: 1,
-          message: e.message,
-          suppressed_by: blockedBy ? `dependency: ${blockedBy} is down` : null,
-        });
-        if (blockedBy) return;
-        this.route(
-          occurrenceId,
-          {
-            source: 'legacy',
-            alertId: e.alert_id,
-            severity: e.severity,
-            deviceId: e.device_id,
-            deviceTagIds: device?.tagIds ?? [],
-            cls,
-            label,
-            windows: repo.windowsOfLegacyAlert(this.db, e.alert_id),
-          },
-          {
-            alert_label: label,
-            severity: String(e.severity),
-            device_label: device?.label ?? '',
-            device_ip: device?.ip ?? '',
-            state: down ? 'down' : 'up',
-            opened_at: toIsoWithOffset(now),
-            message: e.message,
-          },
-        );
-      })();
+    const events = repo.pendingLegacyEvents(this.db, 500);
+    if (events.length > 0) {
+      const devices = this.devices();
+      const parents = new Map(repo.allParents(this.db).map((p) => [p.device_id, p.parent_id]));
+      for (const e of events)
+        this.db.transaction(() => this.handleLegacyEvent(e, now, settings, devices, parents))();
     }
+    for (const alertId of this.flaps.settle(now, settings)) this.flapEnded(alertId, now);
+  }
+
+  private handleLegacyEvent(
+    e: repo.PendingLegacyEvent,
+    now: number,
+    settings: FlapSettings,
+    devices: ReturnType<AlertsEngine['devices']>,
+    parents: Map<number, number>,
+  ): void {
+    repo.markLegacyEventHandled(this.db, e.id, now);
+    const down = e.alert_type === DEVICE_DOWN_ALERT ? e.state === 0 : e.state === 2;
+    const flap = this.flaps.change(e.alert_id, e.ts, settings);
+    if (flap.started)
+      this.ctx.log.info(
+        { legacyAlert: e.alert_id, changes: flap.changes, windowMinutes: settings.window_minutes },
+        'legacy alert flapping: notifications held until it is stable',
+      );
+    const open = repo.openLegacyOccurrence(this.db, e.alert_id);
+    if (!down) {
+      if (open !== undefined) repo.closeOccurrence(this.db, open.id, now, 1);
+      return;
+    }
+    if (open !== undefined) return;
+    const device = e.device_id === null ? undefined : devices.get(e.device_id);
+    const cls = legacyClassOf(e.alert_type);
+    const label = `${cls === 'legacy_device_down' ? 'Device down' : 'Link state'}${device ? `: ${device.label}` : ''}`;
+    const blockedBy =
+      e.alert_type === DEVICE_DOWN_ALERT && e.device_id !== null
+        ? this.downAncestor(e.device_id, parents, devices)
+        : null;
+    const suppressedBy = blockedBy
+      ? `dependency: ${blockedBy} is down`
+      : flap.flapping
+        ? `${FLAPPING}: ${flap.changes} state changes in ${settings.window_minutes} min`
+        : null;
+    const occurrenceId = repo.openOccurrence(this.db, {
+      source: 'legacy',
+      alert_id: e.alert_id,
+      alert_label: label,
+      alert_class: cls,
+      severity: e.severity,
+      device_id: e.device_id,
+      device_label: device?.label ?? null,
+      opened_at: now,
+      match_count: 1,
+      message: e.message,
+      suppressed_by: suppressedBy,
+    });
+    if (suppressedBy) return;
+    this.routeLegacy(occurrenceId, e, label, device, now, e.message);
+  }
+
+  private routeLegacy(
+    occurrenceId: number,
+    e: { alert_id: number; severity: number; device_id: number | null; alert_type: string },
+    label: string,
+    device: { label: string; ip: string; tagIds: readonly number[] } | undefined,
+    now: number,
+    message: string,
+  ): void {
+    this.route(
+      occurrenceId,
+      {
+        source: 'legacy',
+        alertId: e.alert_id,
+        severity: e.severity,
+        deviceId: e.device_id,
+        deviceTagIds: device?.tagIds ?? [],
+        cls: legacyClassOf(e.alert_type),
+        label,
+        windows: repo.windowsOfLegacyAlert(this.db, e.alert_id),
+      },
+      {
+        alert_label: label,
+        severity: String(e.severity),
+        device_label: device?.label ?? '',
+        device_ip: device?.ip ?? '',
+        state: 'down',
+        opened_at: toIsoWithOffset(now),
+        message,
+      },
+    );
+  }
+
+  /**
+   * Flapping ended: an alert that settled down has its open occurrence (held while flapping)
+   * routed now, once; one that settled up has nothing open and sends nothing.
+   */
+  private flapEnded(alertId: number, now: number): void {
+    const open = repo.openLegacyOccurrence(this.db, alertId);
+    if (!open?.suppressed_by?.startsWith(FLAPPING)) return;
+    const alert = repo.legacyAlertForRouting(this.db, alertId);
+    if (!alert) return;
+    const device =
+      alert.device_id === null ? undefined : (this.devices().get(alert.device_id) ?? undefined);
+    this.db.transaction(() => {
+      repo.setOccurrenceSuppression(this.db, open.id, null);
+      this.routeLegacy(
+        open.id,
+        { ...alert, alert_id: alertId },
+        open.alert_label,
+        device,
+        now,
+        `${open.message ?? ''} (stable after flapping)`.trim(),
+      );
+    })();
+  }
+
+  /** Legacy alerts flapping now (ids). */
+  flappingLegacyAlerts(): number[] {
+    return this.flaps.flappingIds();
   }
 
   /** The label of the nearest ancestor with an open device-down occurrence, or null. */

@@ -4,6 +4,11 @@
  * The legacy alert catalogue is in legacy-alerts.repository.ts.
  */
 import type { DB } from '../../platform/db/database.js';
+import {
+  DEFAULT_FLAP_SETTINGS,
+  flapSettingsErrors,
+  type FlapSettings,
+} from './legacy-flap.rules.js';
 
 // --- alerts -------------------------------------------------------------------------------------
 
@@ -536,16 +541,75 @@ export interface PendingLegacyEvent {
   tracker_kind: string;
   alert_type: string;
   severity: number;
-  last_state: number | null;
+  /** The state this firing was for (the alert's current state for rows older than 0020). */
+  state: number | null;
 }
 export const pendingLegacyEvents = (db: DB, limit: number) =>
   db
     .prepare(
-      `SELECT e.id, e.alert_id, e.ts, e.message, a.device_id, a.tracker_kind, a.alert_type, a.severity, a.last_state
+      `SELECT e.id, e.alert_id, e.ts, e.message, a.device_id, a.tracker_kind, a.alert_type, a.severity,
+              coalesce(e.state, a.last_state) AS state
        FROM legacy_alert_events e JOIN legacy_alerts a ON a.id = e.alert_id
        WHERE e.delivered_at IS NULL ORDER BY e.ts, e.id LIMIT ?`,
     )
     .all(limit) as PendingLegacyEvent[];
+/** A legacy alert's open occurrence, if any. */
+export const openLegacyOccurrence = (db: DB, alertId: number) =>
+  db
+    .prepare(
+      "SELECT id, suppressed_by, alert_label, message FROM alert_occurrences WHERE source = 'legacy' AND alert_id = ? AND closed_at IS NULL",
+    )
+    .get(alertId) as
+    | { id: number; suppressed_by: string | null; alert_label: string; message: string | null }
+    | undefined;
+export const legacyAlertForRouting = (db: DB, id: number) =>
+  db.prepare('SELECT severity, device_id, alert_type FROM legacy_alerts WHERE id = ?').get(id) as
+    { severity: number; device_id: number | null; alert_type: string } | undefined;
+
+// --- the engine's high-water marks (resumed after a restart) --------------------------------------
+
+const MARKS_KEY = 'alerts.engine_marks';
+export function engineMarks(db: DB): Record<string, unknown> {
+  const raw = db.prepare('SELECT value FROM settings WHERE key = ?').pluck().get(MARKS_KEY) as
+    string | undefined;
+  try {
+    const parsed: unknown = raw === undefined ? {} : JSON.parse(raw);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+export const saveEngineMarks = (db: DB, json: string) =>
+  db
+    .prepare(
+      'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    )
+    .run(MARKS_KEY, json);
+
+// --- flap control settings (the generic settings table, one JSON value) ---------------------------
+
+const FLAP_KEY = 'alerts.flap_control';
+export function flapSettings(db: DB): FlapSettings {
+  const raw = db.prepare('SELECT value FROM settings WHERE key = ?').pluck().get(FLAP_KEY) as
+    string | undefined;
+  if (raw === undefined) return { ...DEFAULT_FLAP_SETTINGS };
+  try {
+    const stored = JSON.parse(raw) as Partial<FlapSettings>;
+    const merged = { ...DEFAULT_FLAP_SETTINGS, ...stored };
+    return Object.keys(flapSettingsErrors(merged)).length === 0
+      ? merged
+      : { ...DEFAULT_FLAP_SETTINGS };
+  } catch {
+    return { ...DEFAULT_FLAP_SETTINGS };
+  }
+}
+export const saveFlapSettings = (db: DB, value: FlapSettings) =>
+  db
+    .prepare(
+      'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    )
+    .run(FLAP_KEY, JSON.stringify(value));
+
 export const markLegacyEventHandled = (db: DB, id: number, at: number) =>
   db.prepare('UPDATE legacy_alert_events SET delivered_at = ? WHERE id = ?').run(at, id);
 

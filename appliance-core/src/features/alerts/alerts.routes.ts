@@ -27,6 +27,8 @@ import {
   DeviceParentParams,
   DeviceParentRecord,
   EmailTemplateRecord,
+  FlapControlBody,
+  FlapControlRecord,
   HistoryQuery,
   HistoryRecord,
   IdOnlyBody,
@@ -52,6 +54,7 @@ import {
   WindowShort,
   WindowWrite,
 } from './alerts.schema.js';
+import { flapSettings, saveFlapSettings } from './alerts.repository.js';
 import type { AlertsService } from './alerts.service.js';
 
 const TAGS = ['alerts'];
@@ -67,6 +70,8 @@ export interface AlertsRoutesDeps {
   alerts: AlertsService;
   /** Creates the latency tracker's device-down alert (trackers know the tracker's device). */
   latencyTrackerDevice: (trackerId: number) => number | null;
+  /** Legacy alerts flapping now (the engine's flap detector). */
+  flappingLegacyAlerts: () => number[];
 }
 
 export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoutesDeps) {
@@ -657,6 +662,41 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
       audit(request, 'legacy_alert.delete', { type: 'legacy_alert', id: request.params.id }, () =>
         service.deleteLegacy(identityOf(request), request.params.id),
       ),
+  });
+
+  // designed: flap control of legacy alerts (legacy-flap.rules.ts)
+  const flapRecord = (request: Parameters<typeof identityOf>[0]) => {
+    const visible = new Set(service.legacyList(identityOf(request)).map((a) => a.id));
+    return {
+      ...flapSettings(db),
+      flapping: deps.flappingLegacyAlerts().filter((id) => visible.has(id)),
+    };
+  };
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/alert-flap-control',
+    access,
+    errors: errors(),
+    tags: TAGS,
+    summary: 'Flap control of legacy alerts, and which of them are flapping now',
+    response: { 200: FlapControlRecord },
+    handler: async (request) => flapRecord(request),
+  });
+  defineRoute(app, {
+    method: 'PUT',
+    url: '/api/alert-flap-control',
+    access,
+    errors: errors(),
+    tags: TAGS,
+    summary: 'Set flap control of legacy alerts (the throttle_* fields stay inert)',
+    body: FlapControlBody,
+    response: { 200: FlapControlRecord },
+    handler: async (request) => {
+      audit(request, 'alert_flap_control.update', { type: 'alert_flap_control' }, () =>
+        saveFlapSettings(db, request.body),
+      );
+      return flapRecord(request);
+    },
   });
 
   // designed: the history ledger

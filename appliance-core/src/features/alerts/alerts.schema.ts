@@ -301,6 +301,25 @@ export const LegacyAlertRecord = Type.Object({
   fired_count: Type.Integer(),
   maintenance_window_ids: Type.Array(Type.Integer()),
 });
+/** Flap control of legacy alerts (designed; legacy-flap.rules.ts). */
+export const FlapControlBody = Type.Object(
+  {
+    enabled: Type.Boolean(),
+    transitions: Type.Integer({ minimum: 2, maximum: 100 }),
+    window_minutes: Type.Integer({ minimum: 1, maximum: 1440 }),
+    stable_minutes: Type.Integer({ minimum: 1, maximum: 1440 }),
+  },
+  { additionalProperties: false },
+);
+export type FlapControlBody = Static<typeof FlapControlBody>;
+export const FlapControlRecord = Type.Object({
+  enabled: Type.Boolean(),
+  transitions: Type.Integer(),
+  window_minutes: Type.Integer(),
+  stable_minutes: Type.Integer(),
+  /** Legacy alerts flapping now (ids the caller may see), notifications held. */
+  flapping: Type.Array(Type.Integer()),
+});
 export const CreateLegacyAlertBody = Type.Object({
   tracker_kind: Type.Literal('latency'),
   tracker_id: Id,

@@ -100,11 +100,9 @@ export function observeAlertState(
     'UPDATE legacy_alerts SET last_state = ?, last_fired_at = CASE WHEN ? THEN ? ELSE last_fired_at END, fired_count = fired_count + ?, updated_at = ? WHERE id = ?',
   ).run(state, fire ? 1 : 0, now, fire ? 1 : 0, now, alert.id);
   if (fire)
-    db.prepare('INSERT INTO legacy_alert_events (alert_id, ts, message) VALUES (?, ?, ?)').run(
-      alert.id,
-      now,
-      message,
-    );
+    db.prepare(
+      'INSERT INTO legacy_alert_events (alert_id, ts, message, state) VALUES (?, ?, ?, ?)',
+    ).run(alert.id, now, message, state);
   return fire;
 }
 
