@@ -80,6 +80,12 @@ if (BENCH_KIND === 'syslog-cpu') {
   process.exit(await runSyslogCpuBench());
 }
 
+// BENCH=alerts: alert evaluation lag against 200 enabled alerts under syslog intake (test/bench/alerts.bench.mjs).
+if (BENCH_KIND === 'alerts') {
+  const { runAlertsBench } = await import('./alerts.bench.mjs');
+  process.exit(await runAlertsBench());
+}
+
 // BENCH=capture runs only the packet capture bench (test/bench/capture.bench.mjs).
 if (BENCH_KIND === 'capture') {
   const { runCaptureBench } = await import('./capture.bench.mjs');
