@@ -46,7 +46,7 @@ import {
   trackersRoutes,
   TrackersService,
 } from './trackers/index.js';
-import { UrlMonitorEngine, urlMonitorsRoutes } from './url-monitors/index.js';
+import { UrlMonitorEngine, urlMonitorsRoutes, urlOfTracker } from './url-monitors/index.js';
 import { holdsSuperAdmin, userExists, usersRoutes } from './users/index.js';
 
 export type { Engine } from '../platform/engines/engine-registry.js';
@@ -173,6 +173,7 @@ export function createFeatures(ctx: CoreContext): Features {
     devices,
     onSyslogCommitted: (listener) => logs.syslog.onCommitted(listener),
     latencyTrackerDevice: (id) => findLatencyTracker(ctx.db, id)?.device_id ?? null,
+    urlOfTracker: (id) => urlOfTracker(ctx.db, id),
   });
   alerts.connectDelivery({
     queue: delivery.queue,

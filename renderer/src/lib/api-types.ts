@@ -2145,7 +2145,7 @@ export interface paths {
     /** The legacy alert catalogue the caller may see (tag filtered) */
     get: operations['getLegacyAlerts'];
     put?: never;
-    /** Create a latency tracker's device-down alert (200 with the existing one) */
+    /** Create a latency tracker's device-down or a URL tracker's url-down alert (200 with the existing one) */
     post: operations['postLegacyAlerts'];
     delete?: never;
     options?: never;
@@ -13471,8 +13471,18 @@ export interface operations {
                 hasError: false;
                 message: {
                   data: {
-                    /** @description null while no alert trigger is attached */
-                    alerts: null;
+                    /** @description the url_down alert (POST /api/legacy-alerts); null while no alert is attached */
+                    alerts:
+                      | {
+                          active: boolean;
+                          fired_count: number;
+                          id: number;
+                          last_fired_at: number | null;
+                          last_state: number | null;
+                          /** @description `linkstate`, `device_down` or `url_down` */
+                          type: string;
+                        }[]
+                      | null;
                     id: number;
                     /** @description seconds */
                     interval: number;
@@ -15534,8 +15544,18 @@ export interface operations {
           'application/json':
             | {
                 data: {
-                  /** @description null while no alert trigger is attached */
-                  alerts: null;
+                  /** @description the url_down alert (POST /api/legacy-alerts); null while no alert is attached */
+                  alerts:
+                    | {
+                        active: boolean;
+                        fired_count: number;
+                        id: number;
+                        last_fired_at: number | null;
+                        last_state: number | null;
+                        /** @description `linkstate`, `device_down` or `url_down` */
+                        type: string;
+                      }[]
+                    | null;
                   id: number;
                   /** @description seconds */
                   interval: number;
@@ -17602,12 +17622,11 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @enum {string} */
-          alert_type: 'device_down';
+          /** @description `device_down` for a latency tracker, `url_down` for a URL tracker */
+          alert_type: 'device_down' | 'url_down';
           severity?: number;
           tracker_id: number;
-          /** @enum {string} */
-          tracker_kind: 'latency';
+          tracker_kind: 'latency' | 'url';
         };
       };
     };
