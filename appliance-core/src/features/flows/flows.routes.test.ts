@@ -58,7 +58,12 @@ async function send(port: number, ...packets: Uint8Array[]): Promise<void> {
   socket.close();
 }
 
-type Counters = Record<string, number> & { stored: number; malformed: number };
+type Counters = Record<string, number> & {
+  stored: number;
+  malformed: number;
+  received: number;
+  datagrams: number;
+};
 
 async function counters(): Promise<Counters> {
   return (await call('GET', '/api/intake/counters', admin)).body.flows as Counters;
