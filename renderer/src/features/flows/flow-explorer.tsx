@@ -5,10 +5,10 @@
  * `/api/netflow/filters`: one set for both lists and the top talkers); endpoint cells; the
  * permission gate (`vne`). Every address and host name is rendered as text.
  */
-import { Button, Group, Select, Tabs, TextInput } from '@mantine/core';
+import { Button, Group, Select, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
+import { Link, useLocation, useSearchParams } from 'react-router';
 
 import { EmptyState, RowsSkeleton } from '../../components/ui/feedback.js';
 import { PageHeader } from '../../components/ui/page-header.js';
@@ -33,31 +33,32 @@ export const FLOW_TABS = [
   { path: '/flows/top', label: 'Top talkers' },
 ] as const;
 
-/** The page's tabs: each keeps the current filters (the three pages take the same keys). */
+/** The flow views as links (each keeps the current filters: the three pages take the same keys). */
 export function FlowTabs() {
   const location = useLocation();
-  const navigate = useNavigate();
   const [params] = useSearchParams();
   const filters = params.get('filters');
+  const qs = filters ? `?${new URLSearchParams({ filters }).toString()}` : '';
   return (
-    <Tabs
-      value={location.pathname}
-      onChange={(path) => {
-        if (!path) return;
-        const p = new URLSearchParams();
-        if (filters) p.set('filters', filters);
-        const qs = p.toString();
-        void navigate(`${path}${qs ? `?${qs}` : ''}`);
-      }}
-    >
-      <Tabs.List>
-        {FLOW_TABS.map((t) => (
-          <Tabs.Tab key={t.path} value={t.path}>
-            {t.label}
-          </Tabs.Tab>
-        ))}
-      </Tabs.List>
-    </Tabs>
+    <nav aria-label="Flow views">
+      <Group gap={4}>
+        {FLOW_TABS.map((t) => {
+          const current = location.pathname === t.path;
+          return (
+            <Button
+              key={t.path}
+              component={Link}
+              to={`${t.path}${qs}`}
+              size="compact-sm"
+              variant={current ? 'light' : 'subtle'}
+              aria-current={current ? 'page' : undefined}
+            >
+              {t.label}
+            </Button>
+          );
+        })}
+      </Group>
+    </nav>
   );
 }
 
