@@ -7,6 +7,7 @@ import { Link } from 'react-router';
 
 import { formatBytes } from '../../lib/format.js';
 import { barWidths, flowListHref, type FlowFilters } from './flow-model.js';
+import './flows.css';
 
 export interface Bar {
   key: string;
@@ -39,7 +40,7 @@ export function BarList({ title, bars, testId }: { title: string; bars: Bar[]; t
                 data-bytes={b.bytes}
               >
                 <Group gap={6} wrap="nowrap">
-                  <Text size="xs" w={200} ta="right" truncate className="console-mono">
+                  <Text size="xs" w="45%" ta="right" truncate className="console-mono">
                     {b.label}
                   </Text>
                   <div className="console-flow-bar-track">

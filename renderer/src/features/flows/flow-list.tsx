@@ -367,11 +367,7 @@ function Aggregated() {
     <Stack gap="sm">
       <PageHeader
         title="Conversations"
-        subtitle={
-          <span data-testid="echoed-window">
-            {windowText(window, answer)} · one row per conversation and hour
-          </span>
-        }
+        subtitle={<span data-testid="echoed-window">{windowText(window, answer)}</span>}
       >
         <SegmentedControl
           aria-label="Sort by"
@@ -391,8 +387,8 @@ function Aggregated() {
         <FlowExclusions current={filters} />
       </SimpleGrid>
       <Text size="xs" c="dimmed">
-        Here “Source port” matches any of a conversation’s source ports and “Port” its destination
-        port.
+        One row per conversation and hour. Here “Source port” matches any of a conversation’s source
+        ports and “Port” its destination port.
       </Text>
       {list.isError ? (
         <Refusal error={list.error} onRetry={() => void list.refetch()} />
