@@ -88,14 +88,14 @@ const FLOW_COLUMNS: Column<FlowRow>[] = [
   {
     id: 'start',
     header: 'Start',
-    size: 170,
+    size: 190,
     sortValue: (r) => r.start_time,
     cell: (r) => mono(formatTime(r.start_time)),
   },
   {
     id: 'end',
     header: 'End',
-    size: 170,
+    size: 190,
     sortValue: (r) => r.end_time,
     cell: (r) => mono(formatTime(r.end_time)),
   },
@@ -163,14 +163,14 @@ const AGG_COLUMNS: Column<AggRow>[] = [
   {
     id: 'start',
     header: 'First start',
-    size: 170,
+    size: 190,
     sortValue: (r) => r.start_time,
     cell: (r) => mono(formatTime(r.start_time)),
   },
   {
     id: 'end',
     header: 'Last end',
-    size: 170,
+    size: 190,
     sortValue: (r) => r.end_time,
     cell: (r) => mono(formatTime(r.end_time)),
   },
