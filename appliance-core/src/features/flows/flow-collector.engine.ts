@@ -61,6 +61,8 @@ export class FlowCollectorEngine {
   /** The bound port, or null when disabled or stopped. */
   port: number | null = null;
   private stopping = false;
+  /** Counts stop() calls: a start that binds after a stop began does not publish its port. */
+  private stops = 0;
   private restartPort: number | null = null;
   private restartTimer: NodeJS.Timeout | null = null;
 
@@ -94,6 +96,7 @@ export class FlowCollectorEngine {
       transferList: [writerPort],
     });
     this.worker = worker;
+    const stops = this.stops;
     const port = await new Promise<number>((resolve, reject) => {
       worker.on('message', (msg: { type: string; port?: number; message?: string }) => {
         if (msg.type === 'bound') resolve(msg.port as number);
@@ -113,6 +116,7 @@ export class FlowCollectorEngine {
       this.worker = null;
       throw err;
     });
+    if (stops !== this.stops) return; // stopped meanwhile (stop() ends this worker)
     this.port = port;
     this.ctx.collectorPorts.set('netflow', { udp: port });
     this.unsubscribe = this.ipMap.subscribe((snapshot) =>
@@ -121,6 +125,7 @@ export class FlowCollectorEngine {
   }
 
   async stop(): Promise<void> {
+    this.stops++;
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = null;
     this.restartPort = null;
