@@ -538,4 +538,17 @@ describe('a receiver that dies', () => {
     },
     20_000,
   );
+
+  it('stopped during the restart delay, stays stopped (last: it stops the collector)', async () => {
+    const e = engine() as Engine & { stop(): Promise<void> };
+    const dead = e.worker!;
+    void dead.terminate();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(e.worker).toBeNull();
+    await e.stop();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(e.worker).toBeNull();
+    expect(e.port).toBeNull();
+    expect(h.appliance.ctx.collectorPorts.report().netflow).toBeUndefined();
+  });
 });
