@@ -224,6 +224,12 @@ describe.runIf(enabled)('flow pages in Chromium', { timeout: 120_000 }, () => {
     await table('Conversations').getByText('192.0.2.40').waitFor();
     await w.page.getByTestId('agg-sort').getByText('Most bytes').click();
     await w.page.waitForURL((u) => u.searchParams.get('sort') === 'bytes');
+    // The previous order stays on screen until the sorted answer arrives: wait for it.
+    await table('Conversations')
+      .getByRole('row')
+      .nth(1)
+      .filter({ hasText: '192.0.2.10' })
+      .waitFor();
     const rows = await table('Conversations').getByRole('row').allTextContents();
     // 900 kB first, then the 250 kB SSH session.
     expect(rows[1]).toContain('192.0.2.10');
