@@ -195,10 +195,17 @@ export function Shell() {
                   {visible
                     .filter((p) => p.group === group)
                     .map((p) => {
+                      // The most specific page is active (`/flows/top` is not also `/flows`).
                       const active =
                         p.path === '/'
                           ? location.pathname === '/'
-                          : location.pathname.startsWith(p.path);
+                          : location.pathname.startsWith(p.path) &&
+                            !visible.some(
+                              (q) =>
+                                q.path.length > p.path.length &&
+                                q.path.startsWith(p.path) &&
+                                location.pathname.startsWith(q.path),
+                            );
                       return (
                         <Tooltip
                           key={p.path}
