@@ -8638,7 +8638,13 @@ export interface operations {
               netflow: {
                 bytes: number;
                 count: number;
-                top_partners: unknown[];
+                /** @description the addresses this device exchanged most bytes with in the window (flows) */
+                top_partners: {
+                  bytes: number;
+                  device_id: number | null;
+                  host: string | null;
+                  ip: string;
+                }[];
               };
               /** @description OID trackers with their readings in the window */
               oids: {

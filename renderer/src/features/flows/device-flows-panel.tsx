@@ -13,7 +13,7 @@ import { endpointName, flowListHref } from './flow-model.js';
 import type { DeviceFlowSummary, FlowPartner } from './flows-api.js';
 import { BarList } from './bar-list.js';
 
-/** The summary as the device record carries it (top_partners is typed loosely there). */
+/** The summary as the device record carries it; only well-formed partners are kept (an older appliance typed them loosely). */
 export function flowSummaryOf(netflow: {
   bytes: number;
   count: number;
