@@ -23,6 +23,8 @@ describe('loadConfig', () => {
       captureDiskMax: 2147483648,
       captureEngine: 'auto',
       captureIdleSeconds: 60,
+      networkMode: 'dry-run',
+      rootHelperSocket: '/run/netmon-appliance/root-helper.sock',
     });
   });
 
