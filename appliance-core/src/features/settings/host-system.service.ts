@@ -148,7 +148,11 @@ export function parseIfupdown(text: string): Map<string, IfupdownStanza> {
       current = null;
     } else if (word === 'iface') {
       const [name, family, method] = rest;
-      if (name && family === 'inet' && (method === 'static' || method === 'dhcp' || method === 'manual')) {
+      if (
+        name &&
+        family === 'inet' &&
+        (method === 'static' || method === 'dhcp' || method === 'manual')
+      ) {
         current = get(name);
         current.type = method;
       } else current = null;

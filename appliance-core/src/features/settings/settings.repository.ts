@@ -60,8 +60,7 @@ export function updateHostMap(db: DB, id: number, values: HostMapValues, at: num
       .prepare(
         'UPDATE host_map SET ip = ?, hostname = ?, host_name_type = ?, node_type = ?, timestamp = ? WHERE id = ?',
       )
-      .run(values.ip, values.hostname, values.host_name_type, values.node_type, at, id).changes >
-    0
+      .run(values.ip, values.hostname, values.host_name_type, values.node_type, at, id).changes > 0
   );
 }
 

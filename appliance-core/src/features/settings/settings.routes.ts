@@ -135,7 +135,8 @@ export async function settingsRoutes(
     access,
     errors: legacyStatus('Failed to restart the appliance services'),
     tags: TAGS,
-    summary: "Restart every engine of this appliance (never the shared scheduler and storage writer)",
+    summary:
+      'Restart every engine of this appliance (never the shared scheduler and storage writer)',
     ignoresBody: true,
     response: { 200: RestartAnswer },
     handler: async (request) => {
@@ -258,7 +259,11 @@ export async function settingsRoutes(
     method: 'POST',
     url: '/api/setHostname',
     access,
-    errors: { validation: 'messageErrors', failure: 'legacy', internal: 'Failed to set the hostname' },
+    errors: {
+      validation: 'messageErrors',
+      failure: 'legacy',
+      internal: 'Failed to set the hostname',
+    },
     tags: TAGS,
     summary: "Set the host's name (a DNS name of at most 255 characters); dry run reports it",
     body: SetHostnameBody,

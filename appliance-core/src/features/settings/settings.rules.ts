@@ -104,7 +104,7 @@ export function parseNtpServers(text: unknown): string[] | null {
 }
 
 export function isZoneName(tz: unknown, zones: ReadonlySet<string>): tz is string {
-  return typeof tz === 'string' && ZONE_NAME.test(tz) && zones.has(tz);
+  return typeof tz === 'string' && tz.length <= 64 && ZONE_NAME.test(tz) && zones.has(tz);
 }
 
 /** UTC ms of an ISO 8601 timestamp as the API accepts it (platform/time), or null. */

@@ -326,10 +326,7 @@ export class SettingsService {
       void this.helper({ v: 1, op: 'network.rollback', args: {} })
         .catch((err: unknown) => ({ ok: false, message: String(err) }))
         .then((result) => {
-          this.ctx.log.warn(
-            { ok: result.ok },
-            'network change not confirmed in time: rolled back',
-          );
+          this.ctx.log.warn({ ok: result.ok }, 'network change not confirmed in time: rolled back');
           onRolledBack(names);
         });
     }, this.confirmWindowMs);
@@ -412,7 +409,10 @@ export class SettingsService {
     } else {
       const at = parseManualTime(body.manual);
       if (at === null)
-        throw failure(422, 'The manual field must be an ISO 8601 timestamp (2026-12-04T10:20:30Z).');
+        throw failure(
+          422,
+          'The manual field must be an ISO 8601 timestamp (2026-12-04T10:20:30Z).',
+        );
       const unix = Math.floor(at / 1000);
       requests.push({ v: 1, op: 'ntp.set', args: { servers: [] } });
       requests.push({ v: 1, op: 'time.set', args: { unix } });
@@ -427,7 +427,10 @@ export class SettingsService {
     for (const request of requests) {
       const answer = await this.helper(request);
       if (!answer.ok)
-        throw failure(500, `The time settings were not all applied (${request.op}): ${answer.message}`);
+        throw failure(
+          500,
+          `The time settings were not all applied (${request.op}): ${answer.message}`,
+        );
     }
     return { dryRun: false, type: body.type, message: `Time settings applied: ${described}` };
   }
@@ -577,7 +580,10 @@ function interfaceConfig(
     if (prefix === null)
       throw failure(422, `${where}.config.netmask must be a dotted IPv4 netmask.`);
     if (address.prefix !== null && address.prefix !== prefix)
-      throw failure(422, `${where}.config.netmask does not match the address's /${address.prefix}.`);
+      throw failure(
+        422,
+        `${where}.config.netmask does not match the address's /${address.prefix}.`,
+      );
     result.address = config.address as string;
     result.netmask = config.netmask as string;
     if (config.gateway !== undefined && config.gateway !== null && config.gateway !== '') {
