@@ -12,23 +12,8 @@ import {
   parseManualTime,
   parseNtpServers,
   prefixToNetmask,
-  registrationCheckGroup,
 } from './settings.rules.js';
-
-/** The injection strings of issue 18 ("Proof > Injection"). */
-export const INJECTIONS = [
-  ';id',
-  '$(id)',
-  '`id`',
-  '%0aid',
-  'a\nid',
-  '-rf',
-  '--help',
-  'eth0\u0000',
-  'x'.repeat(10 * 1024),
-];
-
-export const validKey = (body: string) => `${body}-${registrationCheckGroup(body)}`;
+import { INJECTIONS, validKey } from './testing/injections.js';
 
 describe('interface names', () => {
   it('takes at most 15 letters, digits, _ . - not starting with - or .', () => {
