@@ -137,7 +137,6 @@ export async function settingsRoutes(
     tags: TAGS,
     summary:
       'Restart every engine of this appliance (never the shared scheduler and storage writer)',
-    ignoresBody: true,
     response: { 200: RestartAnswer },
     handler: async (request) => {
       const { restarted } = await auditedChange(
@@ -169,7 +168,6 @@ export async function settingsRoutes(
     tags: TAGS,
     summary:
       "The host's interfaces and their configuration; confirms a pending applied network change",
-    ignoresBody: true,
     response: { 200: NetworkInfoAnswer },
     handler: async (request) => {
       let confirmed = false;
