@@ -145,4 +145,22 @@ describe('APPLIANCE_OUTLET_ALLOW', () => {
       /APPLIANCE_OUTLET_ALLOW \(--outlet-allow\): outlet allowlist entry 10\.0\.0\.0\/40 has a bad prefix length/,
     );
   });
+
+  it('takes the network mode (apply or dry-run, flag wins) and an absolute root-helper socket', () => {
+    expect(loadConfig({ APPLIANCE_NETWORK_MODE: 'apply' }, [], '/')).toMatchObject({
+      networkMode: 'apply',
+    });
+    expect(
+      loadConfig({ APPLIANCE_NETWORK_MODE: 'apply' }, ['--network-mode', 'dry-run'], '/'),
+    ).toMatchObject({ networkMode: 'dry-run' });
+    expect(() => loadConfig({ APPLIANCE_NETWORK_MODE: 'yes' }, [], '/')).toThrow(
+      /APPLIANCE_NETWORK_MODE \(--network-mode\)/,
+    );
+    expect(loadConfig({}, ['--root-helper-socket', '/tmp/helper.sock'], '/').rootHelperSocket).toBe(
+      '/tmp/helper.sock',
+    );
+    expect(() => loadConfig({ APPLIANCE_ROOT_HELPER_SOCKET: 'relative.sock' }, [], '/')).toThrow(
+      /APPLIANCE_ROOT_HELPER_SOCKET/,
+    );
+  });
 });

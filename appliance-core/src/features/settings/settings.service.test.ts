@@ -1,0 +1,119 @@
+/**
+ * The settings service on a real database and a fake root helper (a real Unix socket peer):
+ * the confirm/rollback window of an applied network change (shortened for the test), and the
+ * use_sniffer provider the captures feature reads its default interfaces from.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ApplianceConfig } from '../../platform/config/config.js';
+import type { CoreContext } from '../../platform/context.js';
+import { openDatabase, type DB } from '../../platform/db/database.js';
+import { migrate } from '../../platform/db/migrate.js';
+import { RootHelperClient } from '../../platform/host/root-helper.client.js';
+import {
+  startFakeRootHelper,
+  type FakeRootHelper,
+} from '../../platform/host/testing/fake-root-helper.js';
+import { DEFAULT_HOST_PATHS } from './host-system.service.js';
+import { createSettings } from './index.js';
+import { SettingsService } from './settings.service.js';
+
+let dir: string;
+let db: DB;
+let helper: FakeRootHelper;
+let ctx: CoreContext;
+
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'settings-service-'));
+  db = openDatabase(path.join(dir, 'appliance.db'));
+  migrate(db, Date.now());
+  helper = await startFakeRootHelper();
+  ctx = {
+    db,
+    clock: { now: () => Date.now() },
+    config: { networkMode: 'apply', rootHelperSocket: helper.socketPath } as ApplianceConfig,
+    log: pino({ level: 'silent' }),
+    hostname: () => os.hostname(),
+  } as unknown as CoreContext;
+});
+afterEach(async () => {
+  await helper.close();
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const service = (confirmWindowMs: number) =>
+  new SettingsService(ctx, {
+    registry: () => null,
+    helper: new RootHelperClient({ socketPath: helper.socketPath }),
+    mode: 'apply',
+    paths: DEFAULT_HOST_PATHS,
+    confirmWindowMs,
+  });
+const LO = [{ name: 'lo', config: { type: 'manual' } }];
+const waitFor = async (check: () => boolean, ms: number) => {
+  const until = Date.now() + ms;
+  while (!check() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  return check();
+};
+
+describe('network confirm window', () => {
+  it('asks the helper to roll back when no confirmation arrives within the window', async () => {
+    const settings = service(300);
+    const rolledBack: string[][] = [];
+    const result = await settings.setNetwork(LO, (names) => rolledBack.push(names));
+    expect(result.dryRun).toBe(false);
+    expect(helper.requests[0]).toMatchObject({ op: 'network.apply', args: { confirmSeconds: 1 } });
+    expect(settings.pendingNetwork?.interfaces).toEqual(['lo']);
+    expect(await waitFor(() => rolledBack.length > 0, 3_000)).toBe(true);
+    expect(rolledBack).toEqual([['lo']]);
+    expect(helper.requests.map((r) => r.op)).toEqual(['network.apply', 'network.rollback']);
+    expect(settings.pendingNetwork).toBeNull();
+    // Too late now: nothing to confirm.
+    expect(await settings.confirmPendingNetwork()).toBe(false);
+    settings.close();
+  });
+
+  it('a confirmation within the window sends network.confirm and no roll-back follows', async () => {
+    const settings = service(400);
+    const rolledBack: string[][] = [];
+    await settings.setNetwork(LO, (names) => rolledBack.push(names));
+    expect(await settings.confirmPendingNetwork()).toBe(true);
+    await new Promise((r) => setTimeout(r, 700));
+    expect(rolledBack).toEqual([]);
+    expect(helper.requests.map((r) => r.op)).toEqual(['network.apply', 'network.confirm']);
+    settings.close();
+  });
+
+  it('a change the helper refuses leaves nothing pending', async () => {
+    helper.answer = () => ({ ok: false, code: 'refused', message: 'interface not allowed' });
+    const settings = service(300);
+    await expect(settings.setNetwork(LO, () => {})).rejects.toThrow('interface not allowed');
+    expect(settings.pendingNetwork).toBeNull();
+  });
+});
+
+describe('use_sniffer provider', () => {
+  it("lists the interfaces marked use_sniffer (the captures feature's defaults), saved in dry run too", async () => {
+    const settings = createSettings({
+      ...ctx,
+      config: { networkMode: 'dry-run' } as ApplianceConfig,
+    });
+    expect(settings.sniffInterfaces()).toEqual([]);
+    await settings.service.setNetwork(
+      [{ name: 'lo', config: { type: 'manual', use_sniffer: true } }],
+      () => {},
+    );
+    expect(settings.sniffInterfaces()).toEqual(['lo']);
+    await settings.service.setNetwork(
+      [{ name: 'lo', config: { type: 'manual', use_sniffer: false } }],
+      () => {},
+    );
+    expect(settings.sniffInterfaces()).toEqual([]);
+    // The dry run sent nothing to the helper.
+    expect(helper.requests).toEqual([]);
+  });
+});
