@@ -81,7 +81,7 @@ export function parseIpAddrJson(text: string): HostInterface[] {
           .map((a) => ({
             address: a.local as string,
             netmask:
-              name === 'inet' ? prefixToNetmask(Number(a.prefixlen)) : String(a.prefixlen ?? ''),
+              name === 'inet' ? prefixToNetmask(Number(a.prefixlen)) : String(Number(a.prefixlen)),
           }));
       return {
         name: link.ifname as string,

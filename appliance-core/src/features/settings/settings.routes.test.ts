@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listAudit } from '../../platform/audit/audit-log.js';
+import { onToolSpawn, type LiveToolProcess } from '../../platform/process/spawn.js';
 import {
   startFakeRootHelper,
   type FakeRootHelper,
@@ -245,10 +246,21 @@ describe('network', () => {
         config: { type: 'dhcp', 'dns-nameservers': [dns] },
       })),
     ];
-    for (const element of bad) {
-      const res = await post('/api/setNetworkInfo', { interfaces: [good, element] });
-      legacyFailure(res);
-      expect(res.body.message).not.toMatch(/Dry run/);
+    const spawned: LiveToolProcess[] = [];
+    const unsubscribe = onToolSpawn((p) => spawned.push(p));
+    try {
+      for (const element of bad) {
+        const res = await post('/api/setNetworkInfo', { interfaces: [good, element] });
+        legacyFailure(res);
+        expect(res.body.message).not.toMatch(/Dry run/);
+      }
+    } finally {
+      unsubscribe();
+    }
+    // No shell and no typed value on a command line: only the fixed read of the interfaces ran.
+    for (const p of spawned) {
+      expect(path.basename(p.program)).toBe('ip');
+      expect(p.args).toEqual(['-j', 'addr', 'show']);
     }
     legacyFailure(await post('/api/setNetworkInfo', { interfaces: [] }));
     legacyFailure(await post('/api/setNetworkInfo', { interfaces: [good, good] }));

@@ -267,7 +267,18 @@ export async function settingsRoutes(
     body: SetHostnameBody,
     response: { 200: SetHostnameAnswer },
     handler: async (request) => {
-      const outcome = await settings.setHostname(request.body.hostname);
+      const outcome = await settings.setHostname(request.body.hostname).catch((err: unknown) => {
+        audit(request, {
+          action: 'settings.hostname_set',
+          outcome: 'failure',
+          target: { type: 'hostname' },
+          detail: {
+            dry_run: settings.dryRun,
+            reason: err instanceof ApiFailure ? err.message : 'internal error',
+          },
+        });
+        throw err;
+      });
       if ('errors' in outcome)
         throw new ApiFailure(422, outcome.errors[0] as string, {
           fields: { hostname: outcome.errors },

@@ -12,6 +12,7 @@ import type { ApplianceConfig } from '../../platform/config/config.js';
 import type { CoreContext } from '../../platform/context.js';
 import { openDatabase, type DB } from '../../platform/db/database.js';
 import { migrate } from '../../platform/db/migrate.js';
+import { EngineRegistry } from '../../platform/engines/engine-registry.js';
 import { RootHelperClient } from '../../platform/host/root-helper.client.js';
 import {
   startFakeRootHelper,
@@ -45,12 +46,16 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const service = (confirmWindowMs: number) =>
+const service = (
+  confirmWindowMs: number,
+  mode: 'apply' | 'dry-run' = 'apply',
+  paths = DEFAULT_HOST_PATHS,
+) =>
   new SettingsService(ctx, {
-    registry: () => null,
+    registry: () => new EngineRegistry(),
     helper: new RootHelperClient({ socketPath: helper.socketPath }),
-    mode: 'apply',
-    paths: DEFAULT_HOST_PATHS,
+    mode,
+    paths,
     confirmWindowMs,
   });
 const LO = [{ name: 'lo', config: { type: 'manual' } }];
@@ -115,5 +120,46 @@ describe('use_sniffer provider', () => {
     expect(settings.sniffInterfaces()).toEqual([]);
     // The dry run sent nothing to the helper.
     expect(helper.requests).toEqual([]);
+  });
+});
+
+describe('the systemd unit as a service', () => {
+  const unitPaths = () => {
+    const run = path.join(dir, 'systemd-run');
+    fs.mkdirSync(run, { recursive: true });
+    const cgroup = path.join(dir, 'cgroup');
+    fs.writeFileSync(cgroup, '0::/system.slice/netmon-appliance.service\n');
+    return { ...DEFAULT_HOST_PATHS, systemdRun: run, cgroup };
+  };
+
+  it('procmon acts on the unit through the helper in apply mode, and only reports it in dry run', async () => {
+    const paths = unitPaths();
+    const applied = await service(1000, 'apply', paths).procmon(
+      'netmon-appliance.service',
+      'restart',
+    );
+    expect(applied).toBe('netmon-appliance.service: restart done');
+    expect(helper.requests).toEqual([
+      { v: 1, op: 'service.action', args: { unit: 'netmon-appliance.service', action: 'restart' } },
+    ]);
+    const dry = await service(1000, 'dry-run', paths).procmon('netmon-appliance.service', 'stop');
+    expect(dry).toMatch(/^Dry run .*would stop netmon-appliance.service/);
+    expect(helper.requests).toHaveLength(1);
+    helper.answer = () => ({ ok: false, code: 'unsupported', message: 'no systemd' });
+    await expect(
+      service(1000, 'apply', paths).procmon('netmon-appliance.service', 'reload'),
+    ).rejects.toMatchObject({ status: 500 });
+    await expect(
+      service(1000, 'apply', paths).procmon('other.service', 'reload'),
+    ).rejects.toMatchObject({
+      status: 400,
+    });
+  });
+
+  it('listing services where systemctl cannot answer (no systemd running) is the honest failure', async () => {
+    if (fs.existsSync('/run/systemd/system')) return; // a real systemd host answers
+    await expect(service(1000, 'dry-run', unitPaths()).services()).rejects.toThrow(
+      /systemctl is not reachable|systemctl is not installed/,
+    );
   });
 });

@@ -9,12 +9,15 @@ import os from 'node:os';
 import path from 'node:path';
 import type { RootHelperRequest, RootHelperResponse } from '../root-helper.protocol.js';
 
+export type FakeAction = { raw: string } | { hang: true } | { close: true };
+
 export interface FakeRootHelper {
   socketPath: string;
   /** Requests in arrival order, as parsed; `raw` keeps each line as received. */
   requests: RootHelperRequest[];
   raw: string[];
-  answer: (request: RootHelperRequest) => RootHelperResponse | 'hang' | 'close' | string;
+  /** An answer, `{raw}` to send text as it is, `{hang: true}` to never answer, `{close: true}` to hang up. */
+  answer: (request: RootHelperRequest) => RootHelperResponse | FakeAction;
   close(): Promise<void>;
 }
 
@@ -46,9 +49,9 @@ export async function startFakeRootHelper(): Promise<FakeRootHelper> {
       const request = JSON.parse(line) as RootHelperRequest;
       fake.requests.push(request);
       const answer = fake.answer(request);
-      if (answer === 'hang') return;
-      if (answer === 'close') socket.end();
-      else if (typeof answer === 'string') socket.end(answer);
+      if ('hang' in answer) return;
+      if ('close' in answer) socket.end();
+      else if ('raw' in answer) socket.end(answer.raw);
       else socket.end(`${JSON.stringify(answer)}\n`);
     });
   });
