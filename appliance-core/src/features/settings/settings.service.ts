@@ -17,7 +17,7 @@
 import os from 'node:os';
 import type { CoreContext } from '../../platform/context.js';
 import type { EngineRegistry, EngineStatus } from '../../platform/engines/engine-registry.js';
-import { failure } from '../../platform/http/envelopes.js';
+import { ApiFailure, failure } from '../../platform/http/envelopes.js';
 import {
   RootHelperUnavailableError,
   type RootHelperClient,
@@ -314,11 +314,15 @@ export class SettingsService {
       v: 1,
       op: 'network.apply',
       args: { interfaces: configs, confirmSeconds: windowSeconds },
+    }).catch((err: unknown) => {
+      if (err instanceof ApiFailure)
+        throw failure(err.status, `${err.message} Interface roles were saved.`);
+      throw err;
     });
     if (!answer.ok)
       throw failure(
         answer.code === 'refused' ? 422 : 500,
-        `The host network was not changed: ${answer.message}`,
+        `The host network was not changed: ${answer.message}. Interface roles were saved.`,
       );
     const timer = setTimeout(() => {
       if (this.pending?.timer !== timer) return;
