@@ -317,6 +317,10 @@ describe('host map', () => {
     legacyFailure(await post('/api/createHostname', entry));
     const second = await post('/api/createHostname', { ...entry, ip: '2001:DB8::1' });
     expect(second.body.data.ip).toBe('2001:db8::1');
+    const all = await post('/api/getHostnames');
+    expect(all.body).toMatchObject({ status: 201, total: 2, page: 1, limit: 50, last_page: 1 });
+    // The same address written another way is the same address.
+    legacyFailure(await post('/api/createHostname', { ...entry, ip: '2001:db8:0::1' }));
     const page = await post('/api/getHostnames', { page: 2, limit: 1 });
     expect(page.body).toMatchObject({
       status: 201,

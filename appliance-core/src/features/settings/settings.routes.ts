@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { actorOf, recordAudit, type AuditEntry } from '../../platform/audit/audit-log.js';
 import type { CoreContext } from '../../platform/context.js';
 import { defineRoute } from '../../platform/http/define-route.js';
@@ -32,6 +33,11 @@ import {
 import type { SettingsService } from './settings.service.js';
 
 const TAGS = ['settings'];
+
+/** A body-less request reads as `{}` (the console sends none for the first page). */
+async function absentBodyIsEmpty(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}
 
 export interface SettingsDeps {
   settings: SettingsService;
@@ -308,6 +314,7 @@ export async function settingsRoutes(
     tags: TAGS,
     summary: 'The host map, a page at a time (page from 1, limit default 50, at most 1000)',
     body: HostMapPageBody,
+    preValidation: absentBodyIsEmpty,
     response: { 200: HostMapPageAnswer },
     handler: async (request) => {
       const page = request.body?.page ?? 1;

@@ -163,3 +163,62 @@ describe('the systemd unit as a service', () => {
     );
   });
 });
+
+describe('engines and the host configuration', () => {
+  it('procmon and restartAppliance answer 500 naming an engine that fails to start; no registry is the failure', async () => {
+    const registry = new EngineRegistry();
+    let fail = false;
+    registry.register({
+      name: 'flaky',
+      start: async () => {
+        if (fail) throw new Error('port in use');
+      },
+      stop: async () => {},
+    });
+    registry.register({ name: 'steady', start: async () => {}, stop: async () => {} });
+    await registry.startAll();
+    const settings = new SettingsService(ctx, {
+      registry: () => registry,
+      helper: new RootHelperClient({ socketPath: helper.socketPath }),
+      mode: 'dry-run',
+      paths: DEFAULT_HOST_PATHS,
+    });
+    fail = true;
+    await expect(settings.procmon('flaky', 'restart')).rejects.toMatchObject({
+      status: 500,
+      message: 'flaky failed to start: port in use',
+    });
+    expect(await settings.restartAppliance()).toEqual({
+      restarted: ['steady'],
+      failed: ['flaky (port in use)'],
+    });
+    const orphan = new SettingsService(ctx, {
+      registry: () => null,
+      helper: new RootHelperClient({ socketPath: helper.socketPath }),
+      mode: 'dry-run',
+      paths: DEFAULT_HOST_PATHS,
+    });
+    await expect(orphan.services()).rejects.toThrow('The service controller is not reachable.');
+  });
+
+  it("getNetworkInfo's config comes from the ifupdown file", async () => {
+    const file = path.join(dir, 'interfaces');
+    fs.writeFileSync(
+      file,
+      'auto lo\niface lo inet static\n  address 127.0.0.1\n  netmask 255.0.0.0\n  dns-nameservers 127.0.0.53\n',
+    );
+    const settings = service(1000, 'dry-run', { ...DEFAULT_HOST_PATHS, networkInterfaces: file });
+    const lo = (await settings.networkInfo()).find((i) => i.name === 'lo');
+    expect(lo?.config).toEqual({
+      'allow-hotplug': false,
+      auto: true,
+      type: 'static',
+      address: '127.0.0.1',
+      netmask: '255.0.0.0',
+      gateway: null,
+      'dns-nameservers': ['127.0.0.53'],
+      use_sniffer: false,
+      use_suricata: false,
+    });
+  });
+});
