@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { preValidationHookHandler } from 'fastify';
 import { actorOf, recordAudit, type AuditEntry } from '../../platform/audit/audit-log.js';
 import type { CoreContext } from '../../platform/context.js';
 import { defineRoute } from '../../platform/http/define-route.js';
@@ -35,9 +35,10 @@ import type { SettingsService } from './settings.service.js';
 const TAGS = ['settings'];
 
 /** A body-less request reads as `{}` (the console sends none for the first page). */
-async function absentBodyIsEmpty(request: FastifyRequest): Promise<void> {
+const absentBodyIsEmpty: preValidationHookHandler = (request, _reply, done) => {
   if (request.body === undefined || request.body === null) request.body = {};
-}
+  done();
+};
 
 export interface SettingsDeps {
   settings: SettingsService;
