@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { ROOT_HELPER_DEFAULT_SOCKET } from '../host/root-helper.protocol.js';
 import { parseAllowList } from '../net/outbound.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -271,7 +272,7 @@ export const SETTINGS: readonly Setting[] = [
     env: 'APPLIANCE_ROOT_HELPER_SOCKET',
     flag: '--root-helper-socket',
     kind: 'string',
-    default: '/run/netmon-appliance/root-helper.sock',
+    default: ROOT_HELPER_DEFAULT_SOCKET,
     help: "The root helper's Unix socket (absolute path), used in apply mode",
   },
 ];
