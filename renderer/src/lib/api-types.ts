@@ -23976,7 +23976,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          hostname?: unknown;
+          hostname?: string;
         };
       };
     };

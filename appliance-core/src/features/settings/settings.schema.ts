@@ -118,7 +118,12 @@ export const HostnameAnswer = Type.Object({
   hasError: Type.Literal(false),
   hostname: Type.String(),
 });
-export const SetHostnameBody = Type.Object({ hostname: Type.Optional(Type.Unknown()) });
+const DNS_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+export const SetHostnameBody = Type.Object({
+  hostname: Type.Optional(
+    Type.String({ maxLength: 255, pattern: `^${DNS_LABEL}(?:\\.${DNS_LABEL})*$` }),
+  ),
+});
 export const SetHostnameAnswer = Type.Object({
   status: Type.Literal(201),
   message: Type.String(),
