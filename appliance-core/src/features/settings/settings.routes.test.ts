@@ -555,6 +555,28 @@ describe('apply mode with a root helper', () => {
     helper.answer = () => ({ ok: true });
   });
 
+  it('a dry-run appliance with a reachable helper still sends it nothing', async () => {
+    const dry = await startAppliance({ APPLIANCE_ROOT_HELPER_SOCKET: helper.socketPath });
+    try {
+      const t = (await dry.userWith(['system'])).token;
+      const n = helper.requests.length;
+      const bodies: [string, unknown][] = [
+        ['/api/setNetworkInfo', { interfaces: [{ name: 'lo', config: { type: 'dhcp' } }] }],
+        ['/api/setHostname', { hostname: 'nms-dry' }],
+        ['/api/setTimeSettings', { type: 'ntp', tz: 'UTC', ntpserver: '192.0.2.1' }],
+        ['/api/getNetworkInfo', undefined],
+      ];
+      for (const [url, body] of bodies) {
+        const res = await dry.request('POST', url, { token: t, body });
+        expect(res.body.hasError ?? false, url).toBe(false);
+        if (url !== '/api/getNetworkInfo') expect(res.body.dry_run, url).toBe(true);
+      }
+      expect(helper.requests.slice(n)).toEqual([]);
+    } finally {
+      await dry.close();
+    }
+  });
+
   it('with no helper reachable, every host change answers the failure shape and nothing is applied', async () => {
     const none = await startAppliance({
       APPLIANCE_NETWORK_MODE: 'apply',
