@@ -156,6 +156,7 @@ export async function buildApp(
     (engine, err) => log.error({ err, engine }, 'engine failed to stop'),
   );
   for (const engine of features.engines) registry.register(engine);
+  features.attachRegistry(registry);
   return {
     app,
     db,

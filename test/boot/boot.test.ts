@@ -180,6 +180,8 @@ describe('the ready report', () => {
       expect(out).toContain(
         `appliance listening on ${ready.url}\ncollector ports: ${JSON.stringify(ready.ports)}\n`,
       );
+      // The host-change mode is printed at start (docs/features/settings.md).
+      expect(out).toContain('network mode: dry-run\n');
     } finally {
       child.kill('SIGTERM');
       expect((await exited).code).toBe(0);

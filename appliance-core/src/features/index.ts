@@ -35,6 +35,7 @@ import { registerEveWrites } from './logs/eve-intake.writes.js';
 import { createLogs } from './logs/index.js';
 import { MaintenanceEngine, maintenanceRoutes, MaintenanceService } from './maintenance/index.js';
 import { oauthFeatureRoutes } from './oauth/index.js';
+import { createSettings } from './settings/index.js';
 import { nodePtySpawn, terminalRoutes } from './terminal/index.js';
 import { TokenService, tokensRoutes } from './tokens/index.js';
 import { ToolsEngine, ToolsService, toolsRoutes } from './tools/index.js';
@@ -50,11 +51,13 @@ import { UrlMonitorEngine, urlMonitorsRoutes, urlOfTracker } from './url-monitor
 import { holdsSuperAdmin, userExists, usersRoutes } from './users/index.js';
 
 export type { Engine } from '../platform/engines/engine-registry.js';
-import type { Engine } from '../platform/engines/engine-registry.js';
+import type { Engine, EngineRegistry } from '../platform/engines/engine-registry.js';
 
 export interface Features {
   resolver: IdentityResolver;
   engines: Engine[];
+  /** Hands the engine registry app.ts builds to the features that list and restart engines. */
+  attachRegistry(registry: EngineRegistry): void;
   register(app: App): Promise<void>;
 }
 
@@ -142,8 +145,10 @@ export function createFeatures(ctx: CoreContext): Features {
   devices.registerDeviceCleanup('device-layouts', (id) => deleteLayoutsOfDevice(ctx.db, id));
   // Syslog intake, Windows events intake and the log feeds' endpoints (issue 14).
   const logs = createLogs(ctx, { storage, devices });
+  // Appliance settings on the host (issue 18): services, network, hostname, host map, time, license.
+  const settings = createSettings(ctx);
   // Packet capture (issue 16): dumpcap or libpcap, pcapng files under the data dir.
-  const captures = createCaptures(ctx, { devices });
+  const captures = createCaptures(ctx, { devices, sniffInterfaces: settings.sniffInterfaces });
   // The IDS follower's counters in GET /api/intake/counters and /metrics (null while it is off).
   if (idsIntake)
     logs.counters.register('ids', () => {
@@ -190,6 +195,7 @@ export function createFeatures(ctx: CoreContext): Features {
   );
   return {
     resolver,
+    attachRegistry: (registry) => settings.attachRegistry(registry),
     engines: [
       // First: it starts before any producer and closes (flushing every queue) after all of them.
       {
@@ -244,6 +250,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await maintenanceRoutes(app, ctx, { maintenance });
       await delivery.register(app);
       await alerts.register(app);
+      await settings.register(app);
     },
   };
 }

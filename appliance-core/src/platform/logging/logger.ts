@@ -24,6 +24,10 @@ export const REDACT_PATHS = [
   '*.*.*.authorization_header',
   '*.config.authorization_header',
   'config.authorization_header',
+  // License registration keys (validateLicense's body): answered by getLicenseInfo, never logged.
+  'registrationKey',
+  '*.registrationKey',
+  '*.*.registrationKey',
 ];
 
 export function createLogger(level: string): Logger {
