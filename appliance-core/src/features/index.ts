@@ -18,6 +18,7 @@ import { checkOutletUrl, createAlertDelivery, renderTemplate } from './alerts/de
 import { createAlerts } from './alerts/index.js';
 import { authRoutes, CachedIdentityResolver } from './auth/index.js';
 import { createCaptures } from './captures/index.js';
+import { certificateRoutes } from './certificate/index.js';
 import { dashboardsRoutes, deleteLayoutsOfDevice, TrackerWidgets } from './dashboards/index.js';
 import {
   credentialsRoutes,
@@ -243,6 +244,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await maintenanceRoutes(app, ctx, { maintenance });
       await delivery.register(app);
       await alerts.register(app);
+      await certificateRoutes(app, ctx);
     },
   };
 }

@@ -24,6 +24,10 @@ export const REDACT_PATHS = [
   '*.*.*.authorization_header',
   '*.config.authorization_header',
   'config.authorization_header',
+  // The HTTPS certificate's private key (extractCertificate's answer, a stored pair logged whole).
+  'private_key',
+  '*.private_key',
+  '*.privateKey',
 ];
 
 export function createLogger(level: string): Logger {

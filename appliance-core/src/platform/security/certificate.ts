@@ -159,7 +159,10 @@ export class TlsStore {
   private write(name: string, text: string): void {
     this.ensureDir();
     this.checkTarget(name);
-    const temp = path.join(this.dir, `.${name}.${process.pid}.${crypto.randomBytes(6).toString('hex')}`);
+    const temp = path.join(
+      this.dir,
+      `.${name}.${process.pid}.${crypto.randomBytes(6).toString('hex')}`,
+    );
     const fd = fs.openSync(
       temp,
       fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW,
@@ -206,6 +209,13 @@ export class TlsStore {
       key: this.secrets.open(sealed.trim()),
       selfSigned: this.read(prefix + FILES.marker) !== null,
     };
+  }
+
+  /** The served certificate without opening the key (what GET /api/getCertificate shows). */
+  currentCertificate(): { cert: string; selfSigned: boolean } | null {
+    const cert = this.read(FILES.cert);
+    if (cert === null) return null;
+    return { cert, selfSigned: this.read(FILES.marker) !== null };
   }
 
   current(): StoredTls | null {
