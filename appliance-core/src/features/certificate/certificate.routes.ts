@@ -69,11 +69,13 @@ async function readUpload(request: FastifyRequest, fileFields: readonly string[]
   if (!request.isMultipart()) throw failure(400, 'file is required');
   try {
     for await (const part of request.parts({
+      // Busboy would hand over the file name's last path segment only: the whole name is checked.
+      preservePath: true,
       limits: {
         fileSize: MAX_FILE_BYTES,
-        files: fileFields.length,
-        fields: 1,
-        parts: fileFields.length + 1,
+        files: fileFields.length + 1,
+        fields: 2,
+        parts: fileFields.length + 3,
         fieldSize: MAX_PASSWORD,
         fieldNameSize: 64,
         headerPairs: 16,
