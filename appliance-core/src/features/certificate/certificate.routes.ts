@@ -319,7 +319,6 @@ export async function certificateRoutes(app: App, ctx: CoreContext): Promise<voi
       description:
         'Swaps the served certificate with the one it replaced (a second roll-back undoes the first); new HTTPS connections get it at once. 404 when there is no previous certificate.',
       operationId: 'rollbackCertificate',
-      ignoresBody: true,
       response: { 200: InstalledAnswer, 400: ErrorBody, 404: ErrorBody },
       handler: async (request) => {
         let restored: StoredTls | null;
