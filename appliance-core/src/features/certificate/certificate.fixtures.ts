@@ -30,6 +30,8 @@ export interface Material {
   der: Buffer;
   p12: Buffer;
   p12NoPassword: Buffer;
+  /** PKCS#12 as OpenSSL 1 made it by default (PBE-SHA1-3DES, SHA-1 MAC). */
+  p12Sha1TripleDes: Buffer;
   p12Password: string;
   /** The key encrypted (PKCS#8) under p12Password. */
   encryptedKey: string;
@@ -120,6 +122,26 @@ export async function makeMaterial(cn: string, days = 30): Promise<Material> {
     'pass:',
   );
   await run(
+    'pkcs12',
+    '-export',
+    '-in',
+    '@leaf.pem',
+    '-inkey',
+    '@leaf.key',
+    '-certfile',
+    '@ca.pem',
+    '-out',
+    '@old.p12',
+    '-keypbe',
+    'PBE-SHA1-3DES',
+    '-certpbe',
+    'PBE-SHA1-3DES',
+    '-macalg',
+    'sha1',
+    '-passout',
+    `pass:${p12Password}`,
+  );
+  await run(
     'pkcs8',
     '-topk8',
     '-in',
@@ -140,6 +162,7 @@ export async function makeMaterial(cn: string, days = 30): Promise<Material> {
     der: read('leaf.der'),
     p12: read('leaf.p12'),
     p12NoPassword: read('nopass.p12'),
+    p12Sha1TripleDes: read('old.p12'),
     p12Password,
     encryptedKey: read('leaf.enc.key').toString('utf8'),
     file: (name) => path.join(dir, name),

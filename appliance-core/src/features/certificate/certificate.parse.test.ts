@@ -55,6 +55,7 @@ describe('parseBundle', () => {
     for (const [data, password] of [
       [m.p12, m.p12Password],
       [m.p12NoPassword, undefined],
+      [m.p12Sha1TripleDes, m.p12Password],
     ] as const) {
       const b = parseBundle(data, password);
       expect(b.format).toBe('pkcs12');
