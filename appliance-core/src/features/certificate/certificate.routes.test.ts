@@ -438,7 +438,9 @@ describe('the private key canary', () => {
     }
     // The canary is really in extractCertificate's answers (the check above can fail).
     expect(
-      answers.some((x) => x.url === '/api/extractCertificate' && flat(x.text).includes(a.keyCanary)),
+      answers.some(
+        (x) => x.url === '/api/extractCertificate' && flat(x.text).includes(a.keyCanary),
+      ),
     ).toBe(true);
     expect(logLines.some((line) => line.includes('certificate directory refused'))).toBe(true);
   });
