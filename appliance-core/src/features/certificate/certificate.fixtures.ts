@@ -32,6 +32,8 @@ export interface Material {
   p12NoPassword: Buffer;
   /** PKCS#12 as OpenSSL 1 made it by default (PBE-SHA1-3DES, SHA-1 MAC). */
   p12Sha1TripleDes: Buffer;
+  /** PKCS#12 asking for 200,000 iterations (MAC and encryption): over the limit. */
+  p12ManyIterations: Buffer;
   p12Password: string;
   /** The key encrypted (PKCS#8) under p12Password. */
   encryptedKey: string;
@@ -142,6 +144,20 @@ export async function makeMaterial(cn: string, days = 30): Promise<Material> {
     `pass:${p12Password}`,
   );
   await run(
+    'pkcs12',
+    '-export',
+    '-in',
+    '@leaf.pem',
+    '-inkey',
+    '@leaf.key',
+    '-out',
+    '@slow.p12',
+    '-iter',
+    '200000',
+    '-passout',
+    `pass:${p12Password}`,
+  );
+  await run(
     'pkcs8',
     '-topk8',
     '-in',
@@ -163,6 +179,7 @@ export async function makeMaterial(cn: string, days = 30): Promise<Material> {
     p12: read('leaf.p12'),
     p12NoPassword: read('nopass.p12'),
     p12Sha1TripleDes: read('old.p12'),
+    p12ManyIterations: read('slow.p12'),
     p12Password,
     encryptedKey: read('leaf.enc.key').toString('utf8'),
     file: (name) => path.join(dir, name),

@@ -75,6 +75,15 @@ describe('parseBundle', () => {
     expect(() => parseBundle(Buffer.from(m.key))).toThrow('The file holds no certificate');
   });
 
+  it('refuses a PKCS#12 file asking for more key-derivation iterations than the limit, at once', () => {
+    const started = performance.now();
+    expect(() => parseBundle(m.p12ManyIterations, m.p12Password)).toThrow(
+      'The PKCS#12 file asks for more than 100000 key-derivation iterations',
+    );
+    // Refused before any derivation (200,000 iterations take seconds in node-forge).
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
   it('reports a key that does not belong to the certificate', () => {
     const b = parseBundle(Buffer.from(m.caCert + m.key));
     expect(b.keyMatches).toBe(false);
