@@ -85,12 +85,83 @@ function fromPem(text: string, password: string | undefined) {
   return { certs, keys };
 }
 
+/**
+ * The most key-derivation iterations a PKCS#12 file may ask for (MAC and each encryption).
+ * node-forge derives the MAC key in JavaScript on the event loop: 200,000 iterations took 3.6 s
+ * here, so a file asking for 2^31 would stall the appliance for hours. Exporters use 2,000 to
+ * 10,000 (OpenSSL 2,048, Windows 2,000, Java 10,000).
+ */
+export const MAX_PKCS12_ITERATIONS = 100_000;
+
+const UNIVERSAL = forge.asn1.Class.UNIVERSAL;
+const { OCTETSTRING, INTEGER } = forge.asn1.Type;
+
+/**
+ * The largest iteration count in the file's readable structure: every (salt OCTET STRING,
+ * iterations INTEGER) pair, which is how MacData, PKCS#12 PBE parameters and PBKDF2 parameters
+ * all write it, in the outer structure and inside OCTET STRINGs that hold DER (the authenticated
+ * safe, its plain SafeContents, a shrouded key bag). Bounded in depth and in nodes visited.
+ */
+function largestIterationCount(root: forge.asn1.Asn1): number {
+  let largest = 0;
+  let visited = 0;
+  const walk = (node: forge.asn1.Asn1, depth: number): void => {
+    if (depth > 24 || ++visited > 20_000)
+      throw new CertificateInputError('The PKCS#12 file is too complex');
+    if (!Array.isArray(node.value)) {
+      const bytes = node.value;
+      if (
+        node.tagClass === UNIVERSAL &&
+        node.type === OCTETSTRING &&
+        bytes.charCodeAt(0) === 0x30
+      ) {
+        let inner: forge.asn1.Asn1 | null = null;
+        try {
+          inner = forge.asn1.fromDer(forge.util.createBuffer(bytes), true);
+        } catch {
+          inner = null; // not DER (a salt, a digest, ciphertext): nothing to look into
+        }
+        if (inner) walk(inner, depth + 1);
+      }
+      return;
+    }
+    const children = node.value;
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i]!;
+      const next = children[i + 1];
+      if (
+        child.tagClass === UNIVERSAL &&
+        child.type === OCTETSTRING &&
+        next?.tagClass === UNIVERSAL &&
+        next.type === INTEGER &&
+        typeof next.value === 'string'
+      ) {
+        const raw = next.value;
+        // More than four bytes is more than any count accepted.
+        const count =
+          raw.length > 4
+            ? Number.MAX_SAFE_INTEGER
+            : forge.util.createBuffer(raw).getInt(raw.length * 8);
+        largest = Math.max(largest, count);
+      }
+      walk(child, depth + 1);
+    }
+  };
+  walk(root, 0);
+  return largest;
+}
+
 function fromPkcs12(data: Buffer, password: string | undefined) {
   let p12: forge.pkcs12.Pkcs12Pfx;
   try {
     const asn1 = forge.asn1.fromDer(forge.util.createBuffer(data.toString('binary')));
+    if (largestIterationCount(asn1) > MAX_PKCS12_ITERATIONS)
+      throw new CertificateInputError(
+        `The PKCS#12 file asks for more than ${MAX_PKCS12_ITERATIONS} key-derivation iterations`,
+      );
     p12 = forge.pkcs12.pkcs12FromAsn1(asn1, false, password ?? '');
   } catch (err) {
+    if (err instanceof CertificateInputError) throw err;
     const message = (err as Error).message ?? '';
     if (/password|MAC|decrypt/i.test(message))
       throw new CertificateInputError('Wrong password or damaged PKCS#12 file');
