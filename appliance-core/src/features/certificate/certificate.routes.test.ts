@@ -115,6 +115,31 @@ async function servedFingerprint(): Promise<string> {
 }
 const fingerprintOf = (pem: string) => new X509Certificate(pem).fingerprint256;
 
+/**
+ * A new connection that verifies the server against `ca` (host name 127.0.0.1): the fingerprints
+ * of the certificates it was sent, the server's first.
+ */
+async function verifiedChain(ca: string): Promise<string[]> {
+  const port = Number(new URL(h.url).port);
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect(
+      { host: '127.0.0.1', port, ca: [ca], rejectUnauthorized: true },
+      () => {
+        const chain: string[] = [];
+        let cert: tls.DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
+        while (cert?.fingerprint256 && !chain.includes(cert.fingerprint256)) {
+          chain.push(cert.fingerprint256);
+          cert = cert.issuerCertificate;
+        }
+        socket.end();
+        resolve(chain);
+      },
+    );
+    socket.setTimeout(5_000, () => socket.destroy(new Error('TLS handshake timed out')));
+    socket.on('error', reject);
+  });
+}
+
 /** Text without whitespace and JSON-escaped line breaks: a PEM body wrapped anywhere still matches. */
 const flat = (text: string) => text.replace(/\\n|\s/g, '');
 
@@ -338,6 +363,9 @@ describe('POST /api/saveCertificate and /api/rollbackCertificate', () => {
     });
     expect(first.body).not.toHaveProperty('private_key');
     expect(await servedFingerprint()).toBe(fingerprintOf(a.cert));
+    // A client that trusts only the test CA accepts the served certificate for 127.0.0.1.
+    expect(await verifiedChain(a.caCert)).toEqual([fingerprintOf(a.cert), fingerprintOf(a.caCert)]);
+    await expect(verifiedChain(b.caCert)).rejects.toThrow();
     const got = await getCertificate();
     expect(got.status).toBe(200);
     expect(got.body).toEqual({
@@ -419,6 +447,29 @@ describe('POST /api/saveCertificate and /api/rollbackCertificate', () => {
     expect(fs.readdirSync(outside)).toEqual(['victim']);
     expect(await servedFingerprint()).toBe(served);
     fs.rmSync(outside, { recursive: true });
+  });
+});
+
+describe('a damaged certificate directory', () => {
+  it('answers 400 {error} from getCertificate for an unreadable certificate or a directory in its place', async () => {
+    const certFile = path.join(tlsDir(), 'cert.pem');
+    const saved = fs.readFileSync(certFile);
+    try {
+      fs.writeFileSync(certFile, 'not a certificate\n', { mode: 0o600 });
+      const garbage = await getCertificate();
+      expect(garbage.status).toBe(400);
+      expect(garbage.body).toEqual({ error: 'The installed certificate is invalid' });
+      fs.rmSync(certFile);
+      fs.mkdirSync(certFile);
+      const directory = await getCertificate();
+      expect(directory.status).toBe(400);
+      expect(directory.body).toEqual({ error: 'The installed certificate is invalid' });
+      expect((await save([file(a.cert + a.key)])).body).toEqual({ error: STORE_REFUSED });
+    } finally {
+      fs.rmSync(certFile, { recursive: true, force: true });
+      fs.writeFileSync(certFile, saved, { mode: 0o600 });
+    }
+    expect((await getCertificate()).status).toBe(200);
   });
 });
 
