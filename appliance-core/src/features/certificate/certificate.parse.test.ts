@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeMaterial, type Material } from './certificate.fixtures.js';
+import { makeMaterial, type Material } from './testing/certificate-material.js';
 import {
   CertificateInputError,
   parseBundle,

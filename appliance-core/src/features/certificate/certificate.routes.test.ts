@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAppliance, type Harness } from '../../../../test/harness/appliance.js';
 import { REDACT_PATHS } from '../../platform/logging/logger.js';
 import { createSelfSigned } from '../../platform/security/certificate.js';
-import { makeMaterial, type Material } from './certificate.fixtures.js';
+import { makeMaterial, type Material } from './testing/certificate-material.js';
 
 const DENIED = {
   status: false,

@@ -1,12 +1,13 @@
 /**
  * Test material made on the spot with the `openssl` program (through the platform's spawn
- * helper): a CA, a leaf it signs (with a canary in its subject... and in nothing else), PEM, DER
- * and PKCS#12 forms with and without a password. Used by the certificate tests only.
+ * helper): a CA and a leaf it signs, the leaf as PEM, DER, PKCS#12 (OpenSSL 3 default, no
+ * password, OpenSSL 1 style PBE-SHA1-3DES, 200,000 iterations) and an encrypted PKCS#8 key. A
+ * stretch of the key's base64 body is the canary the tests look for. Used by the tests only.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runTool } from '../../platform/process/spawn.js';
+import { runTool } from '../../../platform/process/spawn.js';
 
 const OPENSSL = { program: 'openssl', debianPackage: 'openssl' };
 
