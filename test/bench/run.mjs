@@ -169,7 +169,7 @@ async function main() {
     [...profileArgs('bare'), BARE_ENTRY],
     {
       BARE_CERT_FILE: path.join(dataDir, 'tls', 'cert.pem'),
-      BARE_KEY_FILE: path.join(dataDir, 'tls', 'key.pem'),
+      BARE_DATA_DIR: dataDir,
       BARE_BODY: me.text,
       BARE_PORT: '0',
     },

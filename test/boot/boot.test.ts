@@ -72,7 +72,7 @@ describe('first start on an empty data dir', () => {
         'appliance.db-wal',
         'appliance.db-shm',
         'tls/cert.pem',
-        'tls/key.pem',
+        'tls/key.sealed',
       ])
         expect(fs.statSync(path.join(dataDir, file)).mode & 0o777, file).toBe(0o600);
       for (const dir of ['.', 'tls'])

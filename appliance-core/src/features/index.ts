@@ -18,6 +18,7 @@ import { checkOutletUrl, createAlertDelivery, renderTemplate } from './alerts/de
 import { createAlerts } from './alerts/index.js';
 import { authRoutes, CachedIdentityResolver } from './auth/index.js';
 import { createCaptures } from './captures/index.js';
+import { certificateRoutes } from './certificate/index.js';
 import { dashboardsRoutes, deleteLayoutsOfDevice, TrackerWidgets } from './dashboards/index.js';
 import {
   credentialsRoutes,
@@ -251,6 +252,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await delivery.register(app);
       await alerts.register(app);
       await settings.register(app);
+      await certificateRoutes(app, ctx);
     },
   };
 }

@@ -85,6 +85,13 @@ export const PAGES: PageEntry[] = [
     anyOf: ['system'],
     icon: '◫',
   },
+  {
+    path: '/settings/certificate',
+    label: 'Certificate',
+    group: 'Administration',
+    anyOf: ['sa'],
+    icon: '⚿',
+  },
 ];
 
 /** Pages of the desktop app (the bridge is there before the console starts). */

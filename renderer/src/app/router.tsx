@@ -127,6 +127,10 @@ export function consoleRoutes(queryClient: ClientSource = null): RouteObject[] {
           path: 'maintenance/partitions',
           lazy: page(() => import('../features/maintenance/partitions-page.js')),
         },
+        {
+          path: 'settings/certificate',
+          lazy: page(() => import('../features/certificate/certificate-page.js')),
+        },
         ...desktopRoutes(),
         { path: '*', lazy: page(() => import('../components/ui/not-found-page.js')) },
       ],

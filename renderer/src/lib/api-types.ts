@@ -1392,6 +1392,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/extractCertificate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Read a certificate file (nothing is stored)
+     * @description multipart/form-data only: `file` (PEM, DER or PKCS#12, at most 512 KB) and `password` (at most 1024). Answers the certificate, its private key and its chain as PEM with a description of the certificate; nothing is persisted.
+     */
+    post: operations['extractCertificate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/generateMfa': {
     parameters: {
       query?: never;
@@ -1435,6 +1455,26 @@ export interface paths {
     };
     /** Configured tablespaces (a synthetic default entry when none is configured) */
     get: operations['getAvailableTablespaces'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/getCertificate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The installed HTTPS certificate
+     * @description Subject, issuer and validity of the certificate an operator installed. 404 while the appliance serves its own first-boot self-signed certificate (it does not count as installed); 400 when the stored certificate cannot be read.
+     */
+    get: operations['getCertificate'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2918,6 +2958,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/rollbackCertificate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Serve the previous HTTPS certificate again
+     * @description Swaps the served certificate with the one it replaced (a second roll-back undoes the first); new HTTPS connections get it at once. 404 when there is no previous certificate.
+     */
+    post: operations['rollbackCertificate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/rotatePartition': {
     parameters: {
       query?: never;
@@ -2929,6 +2989,26 @@ export interface paths {
     put?: never;
     /** Roll the live partition to a dated one (deletes nothing) */
     post: operations['rotatePartition'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/saveCertificate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Install the HTTPS certificate (served at once)
+     * @description multipart/form-data: `file` (PEM, DER or PKCS#12 with the certificate, optionally its chain and its key), `key` (the private key, when `file` holds none) and `password`. The key must belong to the certificate, the chain must be its issuers, and the certificate must be valid now. New HTTPS connections get it at once (no restart); the pair it replaces is kept for POST /api/rollbackCertificate. The private key is stored sealed and never answered.
+     */
+    post: operations['saveCertificate'];
     delete?: never;
     options?: never;
     head?: never;
@@ -13743,6 +13823,130 @@ export interface operations {
       };
     };
   };
+  extractCertificate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description PEM, DER or PKCS#12; at most 524288 bytes; its file name must be a plain name (letters, digits, `_ . ( ) + -` and spaces, at most 255 characters)
+           */
+          file: string;
+          /** @description Password of a PKCS#12 file or an encrypted PEM key */
+          password?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The certificate (PEM) */
+            certificate: string;
+            /** @description The issuers found in the file, nearest first (PEM) */
+            chain: string[];
+            /** @description SHA-256 fingerprint, `AB:CD:…` */
+            fingerprintSha256: string;
+            format: 'pem' | 'der' | 'pkcs12';
+            issuer: string;
+            /** @description Public key algorithm: `rsa`, `ec`, `ed25519` … */
+            keyAlgorithm: string;
+            /** @description Whether the private key belongs to the certificate (null without a key) */
+            keyMatches: boolean | null;
+            /** @description The private key (unencrypted PKCS#8 PEM), null when the file holds none */
+            private_key: string | null;
+            selfSigned: boolean;
+            /** @description Serial number (hexadecimal) */
+            serialNumber: string;
+            /** @enum {number} */
+            status: 200;
+            subject: string;
+            /** @description Subject alternative names as `DNS:<name>` and `IP Address:<address>` */
+            subjectAltNames: string[];
+            /**
+             * Format: date-time
+             * @description Start of validity (ISO 8601, UTC)
+             */
+            validFrom: string;
+            /**
+             * Format: date-time
+             * @description End of validity (ISO 8601, UTC)
+             */
+            validTo: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
   generateMfa: {
     parameters: {
       query?: never;
@@ -14036,6 +14240,100 @@ export interface operations {
             message: string;
             /** @enum {boolean} */
             status: false;
+          };
+        };
+      };
+    };
+  };
+  getCertificate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Issuer distinguished name */
+            issuer: string;
+            /** @description Subject distinguished name, e.g. `CN=appliance.example, O=Example` */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description Start of validity (ISO 8601, UTC)
+             */
+            validFrom: string;
+            /**
+             * Format: date-time
+             * @description End of validity (ISO 8601, UTC)
+             */
+            validTo: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
           };
         };
       };
@@ -22918,6 +23216,115 @@ export interface operations {
       };
     };
   };
+  rollbackCertificate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            chainLength: number;
+            /** @description SHA-256 fingerprint, `AB:CD:…` */
+            fingerprintSha256: string;
+            /** @description False when what is now served is the appliance’s own self-signed certificate */
+            installed: boolean;
+            issuer: string;
+            /** @description Public key algorithm: `rsa`, `ec`, `ed25519` … */
+            keyAlgorithm: string;
+            /** @description The HTTPS server serves it now (new connections); false only without HTTPS */
+            live: boolean;
+            message: string;
+            selfSigned: boolean;
+            /** @description Serial number (hexadecimal) */
+            serialNumber: string;
+            /** @enum {number} */
+            status: 200;
+            subject: string;
+            /** @description Subject alternative names as `DNS:<name>` and `IP Address:<address>` */
+            subjectAltNames: string[];
+            /**
+             * Format: date-time
+             * @description Start of validity (ISO 8601, UTC)
+             */
+            validFrom: string;
+            /**
+             * Format: date-time
+             * @description End of validity (ISO 8601, UTC)
+             */
+            validTo: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
   rotatePartition: {
     parameters: {
       query?: never;
@@ -23034,6 +23441,132 @@ export interface operations {
             message: string;
             /** @enum {boolean} */
             status: false;
+          };
+        };
+      };
+    };
+  };
+  saveCertificate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description PEM, DER or PKCS#12; at most 524288 bytes; its file name must be a plain name (letters, digits, `_ . ( ) + -` and spaces, at most 255 characters). The certificate, its chain, and its private key unless `key` is sent
+           */
+          file: string;
+          /**
+           * Format: binary
+           * @description The private key (PEM or DER PKCS#8), when `file` holds none
+           */
+          key?: string;
+          /** @description Password of a PKCS#12 file or an encrypted PEM key */
+          password?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            chainLength: number;
+            /** @description SHA-256 fingerprint, `AB:CD:…` */
+            fingerprintSha256: string;
+            /** @description False when what is now served is the appliance’s own self-signed certificate */
+            installed: boolean;
+            issuer: string;
+            /** @description Public key algorithm: `rsa`, `ec`, `ed25519` … */
+            keyAlgorithm: string;
+            /** @description The HTTPS server serves it now (new connections); false only without HTTPS */
+            live: boolean;
+            message: string;
+            selfSigned: boolean;
+            /** @description Serial number (hexadecimal) */
+            serialNumber: string;
+            /** @enum {number} */
+            status: 200;
+            subject: string;
+            /** @description Subject alternative names as `DNS:<name>` and `IP Address:<address>` */
+            subjectAltNames: string[];
+            /**
+             * Format: date-time
+             * @description Start of validity (ISO 8601, UTC)
+             */
+            validFrom: string;
+            /**
+             * Format: date-time
+             * @description End of validity (ISO 8601, UTC)
+             */
+            validTo: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
           };
         };
       };

@@ -28,6 +28,10 @@ export const REDACT_PATHS = [
   'registrationKey',
   '*.registrationKey',
   '*.*.registrationKey',
+  // The HTTPS certificate's private key (extractCertificate's answer, a stored pair logged whole).
+  'private_key',
+  '*.private_key',
+  '*.privateKey',
 ];
 
 export function createLogger(level: string): Logger {
