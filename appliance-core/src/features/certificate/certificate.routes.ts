@@ -31,7 +31,7 @@ import {
   parseBundle,
   parsePrivateKey,
   summarize,
-} from './certificate.parse.js';
+} from './certificate-file.rules.js';
 import {
   CertificateAnswer,
   ExtractAnswer,

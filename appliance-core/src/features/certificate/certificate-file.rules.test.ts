@@ -10,7 +10,7 @@ import {
   parseBundle,
   parsePrivateKey,
   summarize,
-} from './certificate.parse.js';
+} from './certificate-file.rules.js';
 
 let m: Material;
 beforeAll(async () => {
