@@ -49,6 +49,7 @@ export const ConfigSchema = Type.Object({
     Type.Union([Type.Literal('auto'), Type.Literal('dumpcap'), Type.Literal('cap')]),
   ),
   captureIdleSeconds: Type.Optional(Type.Integer({ minimum: 5, maximum: 86400 })),
+  rootHelperSocket: Type.Optional(Type.String({ minLength: 1 })),
 });
 export type ApplianceConfig = Static<typeof ConfigSchema>;
 
@@ -255,6 +256,14 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'integer',
     default: '60',
     help: 'An ephemeral capture whose chunks nobody polls for this long expires',
+  },
+  {
+    key: 'rootHelperSocket',
+    env: 'APPLIANCE_ROOT_HELPER_SOCKET',
+    flag: '--root-helper-socket',
+    kind: 'string',
+    default: '/run/netmon-appliance/root-helper.sock',
+    help: "The host package's root helper socket (host changes and the OS upgrader); absent on hosts without the package",
   },
 ];
 
