@@ -7,6 +7,7 @@
  * audit log.
  */
 import fs from 'node:fs';
+import type { Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -32,7 +33,7 @@ const TOKEN_OF = () =>
 
 let dir: string;
 let paths: HelperPaths;
-let server: import('node:net').Server;
+let server: Server;
 let h: Harness;
 let bare: Harness;
 let sa: string;

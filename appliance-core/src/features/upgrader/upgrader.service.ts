@@ -70,7 +70,7 @@ export class UpgraderService {
   }
 
   private ask(op: UpgraderOp): Promise<RootHelperResponse> {
-    return this.host.ask({ v: 1, op, args: {} } as RootHelperRequest, TIMEOUT_MS[op]);
+    return this.host.ask({ v: 1, op, args: {} }, TIMEOUT_MS[op]);
   }
 
   private localCodename(): string {
