@@ -12,10 +12,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { failure } from '../../platform/http/envelopes.js';
-import type {
-  RootHelperRequest,
-  RootHelperResponse,
-} from '../../platform/host/root-helper.protocol.js';
+import type { RootHelperResponse } from '../../platform/host/root-helper.protocol.js';
 import { HelperUnreachable, type UpgraderHost } from './upgrader.runtime.js';
 import type { UpgraderStatus } from './upgrader.schema.js';
 
