@@ -24,6 +24,7 @@ export const spawnRunner: CommandRunner = async (program, args) => {
     args,
     timeoutMs: program === 'apt-get' ? 600_000 : 60_000,
     searchPath: ['/usr/sbin', '/usr/bin', '/sbin', '/bin'],
+    extraEnv: { DEBIAN_FRONTEND: 'noninteractive' },
   });
   return {
     code: result.timedOut ? null : result.code,
