@@ -76,6 +76,7 @@ export const PAGES: PageEntry[] = [
     anyOf: ['system'],
     icon: '◫',
   },
+  { path: '/os-upgrade', label: 'OS upgrade', group: 'Administration', anyOf: ['sa'], icon: '⇪' },
 ];
 
 /** Pages of the desktop app (the bridge is there before the console starts). */

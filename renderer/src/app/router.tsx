@@ -121,6 +121,7 @@ export function consoleRoutes(queryClient: ClientSource = null): RouteObject[] {
           path: 'maintenance/partitions',
           lazy: page(() => import('../features/maintenance/partitions-page.js')),
         },
+        { path: 'os-upgrade', lazy: page(() => import('../features/upgrader/upgrader-page.js')) },
         ...desktopRoutes(),
         { path: '*', lazy: page(() => import('../components/ui/not-found-page.js')) },
       ],
