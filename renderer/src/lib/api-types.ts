@@ -20138,9 +20138,11 @@ export interface operations {
         };
         content: {
           'application/json': {
-            message: string;
-            /** @enum {number} */
-            status: 404;
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
           };
         };
       };
@@ -20181,9 +20183,11 @@ export interface operations {
         };
         content: {
           'application/json': {
-            message: string;
-            /** @enum {number} */
-            status: 500;
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
           };
         };
       };
@@ -20264,9 +20268,11 @@ export interface operations {
         };
         content: {
           'application/json': {
-            message: string;
-            /** @enum {number} */
-            status: 500;
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
           };
         };
       };
@@ -20345,9 +20351,11 @@ export interface operations {
         };
         content: {
           'application/json': {
-            message: string;
-            /** @enum {number} */
-            status: 500;
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
           };
         };
       };

@@ -4,13 +4,8 @@ import { defineRoute } from '../../platform/http/define-route.js';
 import { ApiFailure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import { allOf } from '../../platform/http/identity.js';
-import {
-  InstallAnswer,
-  StartAnswer,
-  StatusMessage,
-  StopAnswer,
-  UpgraderStatus,
-} from './upgrader.schema.js';
+import { StatusCodeBody } from '../../platform/http/schemas.js';
+import { InstallAnswer, StartAnswer, StopAnswer, UpgraderStatus } from './upgrader.schema.js';
 import type { UpgraderService } from './upgrader.service.js';
 
 const TAGS = ['upgrader'];
@@ -88,8 +83,7 @@ export async function upgraderRoutes(
     errors: errors('Installing the upgrader failed'),
     tags: TAGS,
     summary: 'Installs the bundled upgrader package (idempotent)',
-    ignoresBody: true,
-    response: { 200: InstallAnswer, 404: StatusMessage(404), 500: StatusMessage(500) },
+    response: { 200: InstallAnswer, 404: StatusCodeBody },
     handler: async (request) => audited(request, 'upgrader.install', () => upgrader.install()),
   });
 
@@ -104,8 +98,7 @@ export async function upgraderRoutes(
       'Starts the upgrader and returns its URL and one-time token (a workflow that reboots the appliance)',
     description:
       'The token is returned once and never stored by the appliance; a fresh one comes from stopping and starting again.',
-    ignoresBody: true,
-    response: { 200: StartAnswer, 500: StatusMessage(500) },
+    response: { 200: StartAnswer },
     handler: async (request, reply) => {
       const answer = await audited(request, 'upgrader.start', () =>
         upgrader.start(publicHost ?? request.hostname, ctx.hostname()),
@@ -123,8 +116,7 @@ export async function upgraderRoutes(
     errors: errors('The upgrader service failed to stop'),
     tags: TAGS,
     summary: 'Stops the upgrader (idempotent); its current token is invalidated',
-    ignoresBody: true,
-    response: { 200: StopAnswer, 500: StatusMessage(500) },
+    response: { 200: StopAnswer },
     handler: async (request) => audited(request, 'upgrader.stop', () => upgrader.stop()),
   });
 }

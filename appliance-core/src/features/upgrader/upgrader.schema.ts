@@ -42,6 +42,3 @@ export const StartAnswer = Type.Object({
 });
 
 export const StopAnswer = Type.Object({ ok: Type.Literal(true) });
-
-export const StatusMessage = (status: number) =>
-  Type.Object({ status: Type.Literal(status), message: Type.String() });

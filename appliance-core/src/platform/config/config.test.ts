@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       toolRunsTotal: 16,
       tablespaces: [],
       outletAllow: [],
+      rootHelperSocket: '/run/netmon-appliance/root-helper.sock',
       captureMax: 4,
       captureDiskMax: 2147483648,
       captureEngine: 'auto',
