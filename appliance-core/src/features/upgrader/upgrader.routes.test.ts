@@ -299,3 +299,18 @@ describe('on a host without the mechanism (no root helper)', () => {
     });
   });
 });
+
+describe('the logger', () => {
+  it('redacts a token logged as a field, at any of the first three levels', () => {
+    const lines: string[] = [];
+    const log = pino(
+      { level: 'info', redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
+      { write: (line: string) => void lines.push(line) },
+    );
+    log.info({ token: 'canary-1' }, 'top');
+    log.info({ answer: { url: 'https://x:8444/', token: 'canary-2' } }, 'nested');
+    log.info({ reply: { body: { token: 'canary-3' } } }, 'deeper');
+    expect(lines.join('\n')).not.toMatch(/canary-[123]/);
+    expect(lines.join('\n')).toContain('https://x:8444/');
+  });
+});

@@ -24,6 +24,9 @@ export const REDACT_PATHS = [
   '*.*.*.authorization_header',
   '*.config.authorization_header',
   'config.authorization_header',
+  // The OS upgrader's one-time token (features/upgrader), should it ever be logged as a field.
+  'token',
+  '*.*.token',
 ];
 
 export function createLogger(level: string): Logger {

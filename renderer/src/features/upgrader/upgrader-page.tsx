@@ -146,7 +146,7 @@ export function UpgraderPanel({
   );
 }
 
-export function Component() {
+export function Page() {
   const caller = useCaller();
   const client = useQueryClient();
   const info = useQuery({
