@@ -26,6 +26,9 @@ PACKAGES=(
   openssl
   # SQL injection scan of the log feeds (npm run test:sqlmap)
   sqlmap
+  # the Debian host package (npm run package:deb) and its checks: dpkg-deb, strip, lintian,
+  # systemd-analyze verify
+  dpkg binutils lintian systemd
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -9,6 +9,7 @@ import {
   definePartitionedTable,
 } from '../platform/db/partitions.js';
 import { StorageWriter } from '../platform/db/storage-writer.js';
+import { ROOT_HELPER_DEFAULT_SOCKET } from '../platform/host/root-helper.protocol.js';
 import { parseTablespaces } from '../platform/db/tablespaces.js';
 import { schedulerCollector, storageWriterCollector } from '../platform/metrics/collectors.js';
 import { Scheduler } from '../platform/scheduler/scheduler.js';
@@ -48,6 +49,7 @@ import {
   trackersRoutes,
   TrackersService,
 } from './trackers/index.js';
+import { createUpgrader } from './upgrader/index.js';
 import { UrlMonitorEngine, urlMonitorsRoutes, urlOfTracker } from './url-monitors/index.js';
 import { holdsSuperAdmin, userExists, usersRoutes } from './users/index.js';
 
@@ -194,6 +196,10 @@ export function createFeatures(ctx: CoreContext): Features {
     parseTablespaces(ctx.config.tablespaces),
     ctx.log,
   );
+  // OS upgrade bootstrap (issue 19): the host package's upgrader through its root helper.
+  const upgrader = createUpgrader(ctx, {
+    socketPath: ctx.config.rootHelperSocket ?? ROOT_HELPER_DEFAULT_SOCKET,
+  });
   return {
     resolver,
     attachRegistry: (registry) => settings.attachRegistry(registry),
@@ -253,6 +259,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await alerts.register(app);
       await settings.register(app);
       await certificateRoutes(app, ctx);
+      await upgrader.register(app);
     },
   };
 }

@@ -92,6 +92,7 @@ export const PAGES: PageEntry[] = [
     anyOf: ['sa'],
     icon: '⚿',
   },
+  { path: '/os-upgrade', label: 'OS upgrade', group: 'Administration', anyOf: ['sa'], icon: '⇪' },
 ];
 
 /** Pages of the desktop app (the bridge is there before the console starts). */

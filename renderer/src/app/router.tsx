@@ -131,6 +131,7 @@ export function consoleRoutes(queryClient: ClientSource = null): RouteObject[] {
           path: 'settings/certificate',
           lazy: page(() => import('../features/certificate/certificate-page.js')),
         },
+        { path: 'os-upgrade', lazy: page(() => import('../features/upgrader/upgrader-page.js')) },
         ...desktopRoutes(),
         { path: '*', lazy: page(() => import('../components/ui/not-found-page.js')) },
       ],

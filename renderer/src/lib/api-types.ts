@@ -2693,6 +2693,80 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/osUpgrade/info': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The upgrader status: host codename, appliance version, upgrader unit and package
+     * @description database_clusters is always empty (SQLite). On a host without the root helper (a laptop, CI) upgrader_active and upgrader_enabled are `unavailable`.
+     */
+    get: operations['getOsUpgradeInfo'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/osUpgrade/install': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Installs the bundled upgrader package (idempotent) */
+    post: operations['postOsUpgradeInstall'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/osUpgrade/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Starts the upgrader and returns its URL and one-time token (a workflow that reboots the appliance)
+     * @description The token is returned once and never stored by the appliance; a fresh one comes from stopping and starting again.
+     */
+    post: operations['postOsUpgradeStart'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/osUpgrade/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Stops the upgrader (idempotent); its current token is invalidated */
+    post: operations['postOsUpgradeStop'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/outlet-templates': {
     parameters: {
       query?: never;
@@ -21097,6 +21171,372 @@ export interface operations {
         content: {
           'application/json': {
             error: string;
+          };
+        };
+      };
+    };
+  };
+  getOsUpgradeInfo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            appliance_version: string;
+            /** @description The host's Debian codename (VERSION_CODENAME) */
+            codename: string;
+            /** @description Always empty: this appliance keeps its data in SQLite, not in server clusters */
+            database_clusters: {
+              cluster: string;
+              port: string;
+              raw: string;
+              status: string;
+              version: string;
+            }[];
+            /** @description systemd's is-active word for the upgrader unit (inactive, active ...); unavailable when the host has no root helper */
+            upgrader_active: string;
+            /** @description systemd's is-enabled word for the upgrader unit (disabled, static ...); unavailable when the host has no root helper */
+            upgrader_enabled: string;
+            upgrader_installed: boolean;
+            upgrader_package_available: boolean;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+    };
+  };
+  postOsUpgradeInstall: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            already_installed?: true;
+            /** @enum {boolean} */
+            ok: true;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+    };
+  };
+  postOsUpgradeStart: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description One-time token, returned once and never stored */
+            token: string;
+            /** @description The upgrader's interface */
+            url: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+    };
+  };
+  postOsUpgradeStop: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            ok: true;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message?: string;
+            status: number;
           };
         };
       };

@@ -32,6 +32,9 @@ export const REDACT_PATHS = [
   'private_key',
   '*.private_key',
   '*.privateKey',
+  // The OS upgrader's one-time token (features/upgrader), should it ever be logged as a field.
+  'token',
+  '*.*.token',
 ];
 
 export function createLogger(level: string): Logger {

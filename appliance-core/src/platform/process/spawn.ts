@@ -42,6 +42,8 @@ export interface ToolRunOptions {
   searchPath?: readonly string[];
   /** Time between SIGTERM and SIGKILL (default 300 ms). */
   killGraceMs?: number;
+  /** Variables added to the child's small fixed environment (DEBIAN_FRONTEND for apt-get). */
+  extraEnv?: Readonly<Record<string, string>>;
 }
 
 export interface ToolResult {
@@ -229,7 +231,13 @@ export function startTool(tool: SystemTool, options: ToolRunOptions): ToolProces
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
     windowsHide: true,
-    env: { PATH: searchPath.join(':'), LC_ALL: 'C', LANG: 'C', HOME: process.env.HOME ?? '/' },
+    env: {
+      ...options.extraEnv,
+      PATH: searchPath.join(':'),
+      LC_ALL: 'C',
+      LANG: 'C',
+      HOME: process.env.HOME ?? '/',
+    },
   });
 
   const stdout = new BoundedText(options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT);
