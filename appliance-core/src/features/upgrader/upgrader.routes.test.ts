@@ -289,13 +289,13 @@ describe('on a host without the mechanism (no root helper)', () => {
     expect(start.status).toBe(500);
     expect(start.body).toEqual({
       status: 500,
-      message: 'The upgrader service failed to start: the root helper is not reachable (ENOENT)',
+      message: `The upgrader service failed to start: the root helper is not reachable at ${path.join(dir, 'nobody.sock')} (ENOENT)`,
     });
     const stop = await bare.request('POST', '/api/osUpgrade/stop', { token });
     expect(stop.status).toBe(500);
     expect(stop.body).toEqual({
       status: 500,
-      message: 'The upgrader service failed to stop: the root helper is not reachable (ENOENT)',
+      message: `The upgrader service failed to stop: the root helper is not reachable at ${path.join(dir, 'nobody.sock')} (ENOENT)`,
     });
   });
 });

@@ -62,20 +62,25 @@ describe('socketUpgraderHost', () => {
   it('gives up after the timeout on a helper that never answers', async () => {
     const socketPath = await listen(() => undefined);
     const t0 = Date.now();
-    await expect(socketUpgraderHost(socketPath).ask(request, 200)).rejects.toThrow(
-      'the root helper did not answer in time',
-    );
+    const answer = socketUpgraderHost(socketPath).ask(request, 200);
+    await expect(answer).rejects.toThrow('did not answer within 200 ms');
+    await expect(answer).rejects.not.toBeInstanceOf(HelperUnreachable);
     expect(Date.now() - t0).toBeLessThan(2000);
   });
 
-  it('refuses answers outside the protocol', async () => {
+  it('turns answers outside the protocol into failed answers, and silence into unreachable', async () => {
     for (const [answer, message] of [
       ['not json\n', 'not JSON'],
-      ['{"ok":false,"code":"boom","message":"x"}\n', 'outside its protocol'],
-      ['', 'closed without answering'],
+      ['{"ok":false,"code":"boom","message":"x"}\n', 'unknown shape'],
     ] as const) {
       const socketPath = await listen((socket) => socket.end(answer));
-      await expect(socketUpgraderHost(socketPath).ask(request, 2000)).rejects.toThrow(message);
+      const got = await socketUpgraderHost(socketPath).ask(request, 2000);
+      expect(got).toMatchObject({ ok: false, code: 'failed' });
+      expect(got.ok === false && got.message).toContain(message);
     }
+    const silent = await listen((socket) => socket.end(''));
+    await expect(socketUpgraderHost(silent).ask(request, 2000)).rejects.toBeInstanceOf(
+      HelperUnreachable,
+    );
   });
 });

@@ -26,6 +26,8 @@ export const ROOT_HELPER_MAX_ANSWER = 256 * 1024;
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 export class RootHelperUnavailableError extends Error {}
+/** The helper was reached but did not answer within the time allowed. */
+export class RootHelperTimeoutError extends RootHelperUnavailableError {}
 
 export interface RootHelperClientOptions {
   socketPath?: string;
@@ -64,7 +66,7 @@ export class RootHelperClient {
       const timer = setTimeout(
         () =>
           finish(
-            new RootHelperUnavailableError(
+            new RootHelperTimeoutError(
               `the root helper at ${this.socketPath} did not answer within ${this.timeoutMs} ms`,
             ),
           ),
