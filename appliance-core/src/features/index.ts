@@ -8,16 +8,23 @@ import {
   DEFAULT_RETENTION_DAYS,
   definePartitionedTable,
 } from '../platform/db/partitions.js';
+import { RetentionRegistry } from '../platform/db/retention.js';
 import { StorageWriter } from '../platform/db/storage-writer.js';
+import { registerAuditRetention } from '../platform/audit/audit-log.js';
 import { parseTablespaces } from '../platform/db/tablespaces.js';
 import { schedulerCollector, storageWriterCollector } from '../platform/metrics/collectors.js';
 import { Scheduler } from '../platform/scheduler/scheduler.js';
 import type { App } from '../platform/http/http-server.js';
 import type { IdentityResolver } from '../platform/http/identity.js';
-import { checkOutletUrl, createAlertDelivery, renderTemplate } from './alerts/delivery/index.js';
-import { createAlerts } from './alerts/index.js';
+import {
+  checkOutletUrl,
+  createAlertDelivery,
+  registerDeliveryRetention,
+  renderTemplate,
+} from './alerts/delivery/index.js';
+import { createAlerts, registerAlertRetention } from './alerts/index.js';
 import { authRoutes, CachedIdentityResolver } from './auth/index.js';
-import { createCaptures } from './captures/index.js';
+import { createCaptures, registerCaptureRetention } from './captures/index.js';
 import { dashboardsRoutes, deleteLayoutsOfDevice, TrackerWidgets } from './dashboards/index.js';
 import {
   credentialsRoutes,
@@ -29,11 +36,18 @@ import {
   walksRoutes,
 } from './devices/index.js';
 import { DiscoveryEngine, localnetsRoutes } from './discovery/index.js';
-import { createFlows } from './flows/index.js';
+import { createFlows, registerFlowRetention } from './flows/index.js';
 import { EveIntakeEngine } from './logs/eve-intake.engine.js';
 import { registerEveWrites } from './logs/eve-intake.writes.js';
-import { createLogs } from './logs/index.js';
-import { MaintenanceEngine, maintenanceRoutes, MaintenanceService } from './maintenance/index.js';
+import { createLogs, registerLogRetention } from './logs/index.js';
+import {
+  MaintenanceEngine,
+  maintenanceRoutes,
+  MaintenanceService,
+  registerPartitionRetention,
+  RetentionEngine,
+  retentionRoutes,
+} from './maintenance/index.js';
 import { oauthFeatureRoutes } from './oauth/index.js';
 import { nodePtySpawn, terminalRoutes } from './terminal/index.js';
 import { TokenService, tokensRoutes } from './tokens/index.js';
@@ -41,12 +55,13 @@ import { ToolsEngine, ToolsService, toolsRoutes } from './tools/index.js';
 import {
   findLatencyTracker,
   registerTrackerWidgets,
+  registerTrackerRetention,
   registerTrackerWrites,
   TrackersEngine,
   trackersRoutes,
   TrackersService,
 } from './trackers/index.js';
-import { UrlMonitorEngine, urlMonitorsRoutes } from './url-monitors/index.js';
+import { registerUrlRetention, UrlMonitorEngine, urlMonitorsRoutes } from './url-monitors/index.js';
 import { holdsSuperAdmin, userExists, usersRoutes } from './users/index.js';
 
 export type { Engine } from '../platform/engines/engine-registry.js';
@@ -187,6 +202,17 @@ export function createFeatures(ctx: CoreContext): Features {
     parseTablespaces(ctx.config.tablespaces),
     ctx.log,
   );
+  // The retention policy: every table that grows is a row its owner registers (issue 18).
+  const retention = new RetentionRegistry(ctx.db);
+  registerPartitionRetention(retention, ctx.db, maintenance);
+  registerFlowRetention(retention, ctx.db, storage);
+  registerLogRetention(retention, ctx.db, storage);
+  registerTrackerRetention(retention, ctx.db, storage);
+  registerUrlRetention(retention, ctx.db, storage);
+  registerAlertRetention(retention, ctx.db, storage);
+  registerDeliveryRetention(retention, ctx.db, storage);
+  registerCaptureRetention(retention, ctx.db, captures.service);
+  registerAuditRetention(retention, ctx.db, storage);
   return {
     resolver,
     engines: [
@@ -209,6 +235,7 @@ export function createFeatures(ctx: CoreContext): Features {
       ...(idsIntake ? [idsIntake] : []),
       flows.collector,
       new MaintenanceEngine(maintenance, scheduler, ctx.log),
+      new RetentionEngine(retention, scheduler, ctx.clock, ctx.log),
       delivery.queue,
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
       {
@@ -241,6 +268,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await flows.register(app);
       await terminalRoutes(app, ctx, { resolver, spawn: nodePtySpawn() });
       await maintenanceRoutes(app, ctx, { maintenance });
+      await retentionRoutes(app, ctx, { retention });
       await delivery.register(app);
       await alerts.register(app);
     },

@@ -26,3 +26,4 @@ export {
 } from './legacy-alerts.repository.js';
 export { createAlerts, type Alerts } from './alerts-feature.service.js';
 export type { DeliveryQueue, DeliverySeam, Notification, OutletTarget } from './alerts.service.js';
+export { ALERT_HISTORY_RETENTION_DAYS, registerAlertRetention } from './alerts.writes.js';

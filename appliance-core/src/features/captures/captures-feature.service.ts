@@ -5,6 +5,8 @@
  */
 import path from 'node:path';
 import type { CoreContext } from '../../platform/context.js';
+import type { DB } from '../../platform/db/database.js';
+import { tableBytes, type RetentionRegistry } from '../../platform/db/retention.js';
 import type { Engine } from '../../platform/engines/engine-registry.js';
 import type { App } from '../../platform/http/http-server.js';
 import type { Identity } from '../../platform/http/identity.js';
@@ -36,6 +38,27 @@ export interface Captures {
   interfaces: CaptureInterfaces;
   engine: Engine;
   register(app: App): Promise<void>;
+}
+
+/** Default retention of ended captures and their files (days). */
+export const CAPTURE_RETENTION_DAYS = 30;
+
+/**
+ * The captures' retention row: ended captures (row and pcapng file) that ended before the
+ * cutoff; size is the files' bytes plus the rows' pages (dbstat). Files are removed on this
+ * thread (the storage writer writes rows, not files), 100 captures at a time.
+ */
+export function registerCaptureRetention(
+  retention: RetentionRegistry,
+  db: DB,
+  captures: CapturesService,
+): void {
+  retention.register({
+    table: 'captures',
+    defaultDays: CAPTURE_RETENTION_DAYS,
+    size: () => captures.fileBytes() + tableBytes(db, ['captures', 'capture_chunks']),
+    prune: (cutoff) => captures.pruneEndedBefore(cutoff),
+  });
 }
 
 export function enginesFor(choice: 'auto' | 'dumpcap' | 'cap' | undefined): CaptureEngine[] {

@@ -38,6 +38,7 @@ import {
   countActive,
   deleteCaptureRow,
   deleteChunksPast,
+  endedBefore,
   endedOldestFirst,
   findCapture,
   finishCapture,
@@ -489,6 +490,28 @@ export class CapturesService {
   private purge(id: number): void {
     fs.rmSync(this.fileOf(id), { force: true });
     deleteCaptureRow(this.o.db, id);
+  }
+
+  /**
+   * Retention: removes the ended captures (file and row) that ended before `cutoff`, 100 at a
+   * time with a turn of the event loop between; a running capture is never touched. Returns how
+   * many were removed.
+   */
+  async pruneEndedBefore(cutoff: number): Promise<number> {
+    let removed = 0;
+    for (let round = 0; round < 100_000; round++) {
+      const rows = endedBefore(this.o.db, cutoff, 100);
+      for (const row of rows) this.purge(row.id);
+      removed += rows.length;
+      if (rows.length < 100) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return removed;
+  }
+
+  /** Bytes of the capture files on disk (their recorded sizes). */
+  fileBytes(): number {
+    return totalBytes(this.o.db);
   }
 
   /** Keeps the capture files within diskMax: oldest ended captures go first. */
