@@ -102,7 +102,6 @@ export function createFlows(
     return ip ? deviceFlowStats(db, ip) : { rows: 0, bytes: 0 };
   });
 
-
   return {
     collector,
     reader,

@@ -357,4 +357,3 @@ export function deviceFlowStats(db: DB, ip: string): { rows: number; bytes: numb
   // Estimated: a flow row (integers and short address text) with its two index entries.
   return { rows, bytes: rows * 120 };
 }
-

@@ -69,6 +69,10 @@ export function registerFlowRetention(
     table: 'flow_conversations',
     defaultDays: CONVERSATION_RETENTION_DAYS,
     size: () => tableBytes(db, ['flow_conversations']),
-    prune: pruneByTime(db, writer, { namespace: 'flows', table: 'flow_conversations', time: 'hour' }),
+    prune: pruneByTime(db, writer, {
+      namespace: 'flows',
+      table: 'flow_conversations',
+      time: 'hour',
+    }),
   });
 }

@@ -5,11 +5,7 @@ import { defineRoute } from '../../platform/http/define-route.js';
 import { failure, type RouteErrors } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import { allOf } from '../../platform/http/identity.js';
-import {
-  RetentionPolicyAnswer,
-  SetRetentionAnswer,
-  SetRetentionBody,
-} from './retention.schema.js';
+import { RetentionPolicyAnswer, SetRetentionAnswer, SetRetentionBody } from './retention.schema.js';
 
 export interface RetentionDeps {
   retention: RetentionRegistry;

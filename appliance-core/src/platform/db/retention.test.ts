@@ -84,16 +84,34 @@ describe('RetentionRegistry', () => {
     const before = db.prepare('SELECT * FROM retention_policies ORDER BY id').all();
     const bad: [unknown[], RegExp][] = [
       [[], /No retention rows/],
-      [[{ id: 1, retention: 5 }, { id: 99, retention: 5 }], /Row 2: no retention row has the id 99/],
+      [
+        [
+          { id: 1, retention: 5 },
+          { id: 99, retention: 5 },
+        ],
+        /Row 2: no retention row has the id 99/,
+      ],
       [[{ id: '1', retention: 5 }], /Row 1: no retention row has the id "1"/],
       [[{ id: 1.5, retention: 5 }], /no retention row/],
-      [[{ id: 1, retention: 5 }, { id: 2, retention: 0 }], /Row 2: the retention must be/],
+      [
+        [
+          { id: 1, retention: 5 },
+          { id: 2, retention: 0 },
+        ],
+        /Row 2: the retention must be/,
+      ],
       [[{ id: 1, retention: -3 }], /retention must be/],
       [[{ id: 1, retention: 1.5 }], /retention must be/],
       [[{ id: 1, retention: '5' }], /retention must be/],
       [[{ id: 1, retention: null }], /retention must be/],
       [[{ id: 1, retention: 36_501 }], /retention must be/],
-      [[{ id: 1, retention: 5 }, { id: 1, retention: 6 }], /given more than once/],
+      [
+        [
+          { id: 1, retention: 5 },
+          { id: 1, retention: 6 },
+        ],
+        /given more than once/,
+      ],
     ];
     for (const [updates, message] of bad) {
       const result = registry.set(updates as { id: unknown; retention: unknown }[], 5);
@@ -102,7 +120,15 @@ describe('RetentionRegistry', () => {
     }
     expect(db.prepare('SELECT * FROM retention_policies ORDER BY id').all()).toEqual(before);
     expect(changes).toEqual([]);
-    expect(registry.set([{ id: 1, retention: 1 }, { id: 2, retention: 365 }], 5)).toEqual({
+    expect(
+      registry.set(
+        [
+          { id: 1, retention: 1 },
+          { id: 2, retention: 365 },
+        ],
+        5,
+      ),
+    ).toEqual({
       ok: true,
       changed: ['alpha', 'beta'],
     });
@@ -239,9 +265,7 @@ describe('tableBytes', () => {
     expect(full).toBe(
       (
         db
-          .prepare(
-            "SELECT sum(pgsize) AS n FROM dbstat WHERE name IN ('history', 'history_at')",
-          )
+          .prepare("SELECT sum(pgsize) AS n FROM dbstat WHERE name IN ('history', 'history_at')")
           .get() as { n: number }
       ).n,
     );

@@ -81,8 +81,7 @@ export class RetentionRegistry {
     if (!IDENTIFIER.test(owner.table)) throw new Error(`retention: bad row name ${owner.table}`);
     if (this.owners.has(owner.table))
       throw new Error(`retention: ${owner.table} is registered twice`);
-    if (!validDays(owner.defaultDays))
-      throw new Error(`retention: bad default for ${owner.table}`);
+    if (!validDays(owner.defaultDays)) throw new Error(`retention: bad default for ${owner.table}`);
     this.owners.set(owner.table, owner);
     const initial = owner.initialDays?.();
     this.db
