@@ -41,6 +41,9 @@ import { EveIntakeEngine } from './logs/eve-intake.engine.js';
 import { registerEveWrites } from './logs/eve-intake.writes.js';
 import { createLogs, registerLogRetention } from './logs/index.js';
 import {
+  daemonsRoutes,
+  DaemonsService,
+  type EngineControl,
   MaintenanceEngine,
   maintenanceRoutes,
   MaintenanceService,
@@ -70,7 +73,8 @@ import type { Engine } from '../platform/engines/engine-registry.js';
 export interface Features {
   resolver: IdentityResolver;
   engines: Engine[];
-  register(app: App): Promise<void>;
+  /** `engines`: the engine registry the composition root built (the daemon endpoints use it). */
+  register(app: App, engines: EngineControl): Promise<void>;
 }
 
 export function createFeatures(ctx: CoreContext): Features {
@@ -245,7 +249,7 @@ export function createFeatures(ctx: CoreContext): Features {
         stop: () => scheduler.stop(),
       },
     ],
-    async register(app) {
+    async register(app, engines) {
       await authRoutes(app, ctx, { tokens, resolver });
       await tokensRoutes(app, ctx, {
         tokens,
@@ -269,6 +273,8 @@ export function createFeatures(ctx: CoreContext): Features {
       await terminalRoutes(app, ctx, { resolver, spawn: nodePtySpawn() });
       await maintenanceRoutes(app, ctx, { maintenance });
       await retentionRoutes(app, ctx, { retention });
+      const daemons = new DaemonsService(ctx.db, ctx.clock, ctx.secrets, engines);
+      await daemonsRoutes(app, ctx, { daemons: () => daemons });
       await delivery.register(app);
       await alerts.register(app);
     },

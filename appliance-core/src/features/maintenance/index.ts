@@ -10,3 +10,5 @@ export { MaintenanceService } from './maintenance.service.js';
 export { RetentionEngine } from './retention.engine.js';
 export { retentionRoutes } from './retention.routes.js';
 export { registerPartitionRetention } from './retention.service.js';
+export { daemonsRoutes } from './daemons.routes.js';
+export { DaemonsService, type EngineControl } from './daemons.service.js';

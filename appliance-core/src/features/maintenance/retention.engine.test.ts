@@ -265,7 +265,7 @@ describe('the retention pruner', () => {
     insert(DAYS_AGO(5));
     walks.rotate(DAYS_AGO(4));
     insert(DAYS_AGO(40)); // an old row in the live partition: a partition drop never touches it
-    const oldPartition = walks.partitions()[2];
+    const oldPartition = walks.partitions()[2] as string;
     const id = registry.list().find((row) => row.table === 'walks_log')?.id as number;
     expect(registry.set([{ id, retention: 10 }], START).ok).toBe(true);
     expect(walks.settings()?.retentionDays).toBe(10);

@@ -24,6 +24,11 @@ export const REDACT_PATHS = [
   '*.*.*.authorization_header',
   '*.config.authorization_header',
   'config.authorization_header',
+  // Daemon variables (features/maintenance/daemons.*): a config body logged whole, and the
+  // catalogue's secret variables by name.
+  'config[*].value',
+  '*.config[*].value',
+  '*.proxy_password',
 ];
 
 export function createLogger(level: string): Logger {
