@@ -34,9 +34,7 @@ const URL = {
 };
 
 export const DAEMON_CATALOG: Readonly<Record<string, readonly DaemonVarSpec[]>> = {
-  syslog: [
-    { var: 'port', rule: PORT, description: 'UDP and TCP port (0 disables the receiver)' },
-  ],
+  syslog: [{ var: 'port', rule: PORT, description: 'UDP and TCP port (0 disables the receiver)' }],
   flows: [{ var: 'port', rule: PORT, description: 'UDP port of NetFlow/IPFIX (0 disables)' }],
   'ids-intake': [{ var: 'eve_file', rule: PATH, description: "Suricata's eve.json to follow" }],
   captures: [

@@ -169,7 +169,10 @@ export class DaemonsService {
       if (spec.rule && text !== '' && !spec.rule.pattern.test(text))
         return { ok: false, message: `${at}: ${spec.var} ${spec.rule.message}.` };
       if (spec.var.endsWith('port') && text !== '' && Number(text) > 65535)
-        return { ok: false, message: `${at}: ${spec.var} ${'must be a port number from 0 to 65535'}.` };
+        return {
+          ok: false,
+          message: `${at}: ${spec.var} ${'must be a port number from 0 to 65535'}.`,
+        };
       vars.push(
         spec.secret
           ? { var: spec.var, value: this.secrets.seal(text), sealed: 1 }
