@@ -239,7 +239,13 @@ export function createFeatures(ctx: CoreContext): Features {
       ...(idsIntake ? [idsIntake] : []),
       flows.collector,
       new MaintenanceEngine(maintenance, scheduler, ctx.log),
-      new RetentionEngine(retention, scheduler, ctx.clock, ctx.log),
+      new RetentionEngine(
+        retention,
+        scheduler,
+        ctx.clock,
+        ctx.log,
+        (ctx.config.retentionIntervalSeconds ?? 3600) * 1000,
+      ),
       delivery.queue,
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
       {

@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       captureDiskMax: 2147483648,
       captureEngine: 'auto',
       captureIdleSeconds: 60,
+      retentionIntervalSeconds: 3600,
     });
   });
 

@@ -49,6 +49,7 @@ export const ConfigSchema = Type.Object({
     Type.Union([Type.Literal('auto'), Type.Literal('dumpcap'), Type.Literal('cap')]),
   ),
   captureIdleSeconds: Type.Optional(Type.Integer({ minimum: 5, maximum: 86400 })),
+  retentionIntervalSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 86400 })),
 });
 export type ApplianceConfig = Static<typeof ConfigSchema>;
 
@@ -255,6 +256,14 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'integer',
     default: '60',
     help: 'An ephemeral capture whose chunks nobody polls for this long expires',
+  },
+  {
+    key: 'retentionIntervalSeconds',
+    env: 'APPLIANCE_RETENTION_INTERVAL_SECONDS',
+    flag: '--retention-interval-seconds',
+    kind: 'integer',
+    default: '3600',
+    help: 'How often the retention pruner runs (the first run falls at a random point of the first interval)',
   },
 ];
 
