@@ -259,8 +259,8 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     key: 'retentionIntervalSeconds',
-    env: 'APPLIANCE_RETENTION_INTERVAL_SECONDS',
-    flag: '--retention-interval-seconds',
+    env: 'APPLIANCE_RETENTION_INTERVAL_S',
+    flag: '--retention-interval-s',
     kind: 'integer',
     default: '3600',
     help: 'How often the retention pruner runs (the first run falls at a random point of the first interval)',
