@@ -26,11 +26,13 @@ export class RetentionEngine {
     scheduler.defineKind<null>(RETENTION_PRUNE_KIND, {
       concurrency: 1,
       run: async () => {
+        const started = Date.now();
         const outcomes = await this.retention.pruneAll(this.clock.now());
+        const ms = Date.now() - started;
         for (const o of outcomes)
           if (o.error) this.log.error({ table: o.table, err: o.error }, 'retention prune failed');
         const removed = outcomes.filter((o) => o.removed > 0);
-        if (removed.length > 0) this.log.info({ removed }, 'data past retention removed');
+        if (removed.length > 0) this.log.info({ removed, ms }, 'data past retention removed');
       },
     });
   }
