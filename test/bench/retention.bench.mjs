@@ -19,7 +19,9 @@
  * overall and while the pruner ran. Writes test/bench/results/retention-latest.json.
  *
  * Environment: BENCH_RETENTION_TRACKERS (20000), BENCH_RETENTION_OLD_PER_TRACKER (60),
- * BENCH_RETENTION_DURATION_S (240). Prerequisite: `npm run build`.
+ * BENCH_RETENTION_DURATION_S (240), BENCH_RETENTION_BASELINE=1 (the same run with both rows at
+ * 365 days: the pruner runs and finds nothing, the figures of the same load without deletes).
+ * Prerequisite: `npm run build`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -87,7 +89,9 @@ export async function runRetentionBench() {
     trackers: intEnv('BENCH_RETENTION_TRACKERS', 20_000, 10, 65_000),
     oldPerTracker: intEnv('BENCH_RETENTION_OLD_PER_TRACKER', 60, 1, 10_000),
     durationS: intEnv('BENCH_RETENTION_DURATION_S', 240, 30, 3600),
+    baseline: process.env.BENCH_RETENTION_BASELINE === '1',
   };
+  const baseline = settings.baseline;
   const machine = machineInfo();
   log(
     `retention bench: ${machine.cpuCores} cores, load ${os.loadavg().map((l) => round(l, 1))}; ${settings.trackers} latency trackers @10 s, ${settings.oldPerTracker} old samples (+ 5-min rollups) each`,
@@ -179,22 +183,25 @@ export async function runRetentionBench() {
       token,
       body: {
         data: [
-          { id: idOf('latency_samples'), retention: 30 },
-          { id: idOf('sample_rollups_5m'), retention: 30 },
+          { id: idOf('latency_samples'), retention: baseline ? 365 : 30 },
+          { id: idOf('sample_rollups_5m'), retention: baseline ? 365 : 30 },
         ],
       },
     });
     if (set.json?.status !== 201) throw new Error(`setRetentionPolicy: ${set.text}`);
 
     // 3. The window: from now until the pruner's first run has finished plus 20 s.
+    let pruneStarted = null;
     let pruneDone = null;
     let pruneLine = null;
     appliance.child.stdout.on('data', (chunk) => {
-      for (const line of chunk.toString('utf8').split('\n'))
-        if (line.includes('data past retention removed') && !pruneDone) {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (line.includes('retention prune started') && !pruneStarted) pruneStarted = Date.now();
+        if (line.includes('retention prune finished') && pruneStarted && !pruneDone) {
           pruneDone = Date.now();
           pruneLine = JSON.parse(line);
         }
+      }
     });
     const t0 = Date.now();
     const timings = [];
@@ -260,9 +267,10 @@ export async function runRetentionBench() {
 
     const removed = pruneLine?.removed ?? [];
     const run = (table) => removed.find((r) => r.table === table) ?? null;
-    const pruneMs = pruneLine?.ms ?? removed.reduce((a, r) => a + r.ms, 0);
-    const pruneStart = pruneDone ? pruneDone - pruneMs : null;
-    const during = timings.filter((t) => pruneStart && t.at >= pruneStart && t.at <= pruneDone);
+    const pruneMs = pruneLine?.ms ?? null;
+    const during = timings.filter(
+      (t) => pruneStarted && t.at >= pruneStarted && t.at <= (pruneDone ?? Infinity),
+    );
     const result = {
       when: new Date().toISOString(),
       machine,
@@ -270,7 +278,8 @@ export async function runRetentionBench() {
       settings,
       seeded,
       prune: {
-        ran: pruneDone !== null,
+        startedAfterS: pruneStarted ? round((pruneStarted - t0) / 1000, 1) : null,
+        finished: pruneDone !== null,
         latency_samples: run('latency_samples'),
         sample_rollups_5m: run('sample_rollups_5m'),
         totalMs: pruneMs,

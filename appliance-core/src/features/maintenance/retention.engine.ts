@@ -2,8 +2,8 @@
  * The retention pruner: one scheduled job (hourly, on the shared scheduler) that enforces the
  * retention policy on every registered row (platform/db/retention.ts), one row after the other:
  * partitioned tables drop whole partitions, the others delete in short batches through the
- * storage writer, so intake and the API keep going while it runs. Each run is logged with what
- * each row removed and how long it took; a failing row is logged and the others still run.
+ * storage writer, so intake and the API keep going while it runs. Each run logs its start, then
+ * what each row removed and how long it took; a failing row is logged and the others still run.
  */
 import type { Logger } from 'pino';
 import type { RetentionRegistry } from '../../platform/db/retention.js';
@@ -27,12 +27,13 @@ export class RetentionEngine {
       concurrency: 1,
       run: async () => {
         const started = Date.now();
+        this.log.info('retention prune started');
         const outcomes = await this.retention.pruneAll(this.clock.now());
         const ms = Date.now() - started;
         for (const o of outcomes)
           if (o.error) this.log.error({ table: o.table, err: o.error }, 'retention prune failed');
         const removed = outcomes.filter((o) => o.removed > 0);
-        if (removed.length > 0) this.log.info({ removed, ms }, 'data past retention removed');
+        this.log.info({ removed, ms }, 'retention prune finished');
       },
     });
   }
