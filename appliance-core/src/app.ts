@@ -164,7 +164,7 @@ export async function buildApp(
     engines: features.engines,
     registry,
     initialAdminPassword,
-    start: () => registry.startAll(),
+    start: () => registry.startAll(features.autoStart),
     async close() {
       await app.close();
       await registry.stopAll();

@@ -48,6 +48,7 @@ import {
   maintenanceRoutes,
   MaintenanceService,
   registerPartitionRetention,
+  startsAutomatically,
   RetentionEngine,
   retentionRoutes,
 } from './maintenance/index.js';
@@ -75,6 +76,8 @@ export interface Features {
   engines: Engine[];
   /** `engines`: the engine registry the composition root built (the daemon endpoints use it). */
   register(app: App, engines: EngineControl): Promise<void>;
+  /** Whether an engine starts at boot (a daemon's stored start_auto). */
+  autoStart(name: string): boolean;
 }
 
 export function createFeatures(ctx: CoreContext): Features {
@@ -219,6 +222,7 @@ export function createFeatures(ctx: CoreContext): Features {
   registerAuditRetention(retention, ctx.db, storage);
   return {
     resolver,
+    autoStart: (name) => startsAutomatically(ctx.db, name),
     engines: [
       // First: it starts before any producer and closes (flushing every queue) after all of them.
       {

@@ -55,3 +55,10 @@ export function setStartAuto(db: DB, id: number, startAuto: boolean, now: number
     id,
   );
 }
+
+/** Whether a daemon starts with the appliance (true when it has no row yet). */
+export function startsAutomatically(db: DB, name: string): boolean {
+  const row = db.prepare('SELECT start_auto FROM daemons WHERE name = ?').get(name) as
+    { start_auto: number } | undefined;
+  return row === undefined || row.start_auto === 1;
+}

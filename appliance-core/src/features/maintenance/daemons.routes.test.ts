@@ -15,6 +15,7 @@ import { EngineRegistry } from '../../platform/engines/engine-registry.js';
 import { REDACT_PATHS } from '../../platform/logging/logger.js';
 import { SecretBox } from '../../platform/security/secret-box.js';
 import { startAppliance, type Harness } from '../../../../test/harness/appliance.js';
+import { startsAutomatically } from './daemons.repository.js';
 import { DaemonsService } from './daemons.service.js';
 
 const DENIED = {
@@ -268,6 +269,29 @@ describe('reload_failed and log redaction (DaemonsService over a real registry)'
     const result = await service.configure(row!, [{ var: 'port', value: '5514' }]);
     expect(result).toMatchObject({ ok: true, reloaded: false, error: 'port in use' });
     expect(service.view(row!).config).toEqual([{ var: 'port', value: '5514' }]);
+    db.close();
+  });
+
+  it('a daemon with start_auto off stays stopped at the next boot; start starts it', async () => {
+    const db = openDatabase(':memory:');
+    migrate(db, 0);
+    const boot = async () => {
+      const registry = new EngineRegistry();
+      registry.register({ name: 'url-monitors', start: async () => {}, stop: async () => {} });
+      await registry.startAll((name) => startsAutomatically(db, name));
+      return registry;
+    };
+    const box = new SecretBox(Buffer.alloc(32, 7));
+    const first = await boot();
+    const service = new DaemonsService(db, { now: () => 1 }, box, first);
+    expect(first.status('url-monitors').state).toBe('running');
+    const row = service.find('url-monitors')!;
+    await service.start(row, false);
+    const second = await boot();
+    expect(second.status('url-monitors').state).toBe('stopped');
+    const again = new DaemonsService(db, { now: () => 2 }, box, second);
+    expect((await again.start(again.find('url-monitors')!, true)).state).toBe('running');
+    expect((await boot()).status('url-monitors').state).toBe('running');
     db.close();
   });
 
