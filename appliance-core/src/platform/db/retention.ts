@@ -230,6 +230,8 @@ export function tableBytes(db: DB, tables: readonly string[], schema = 'main'): 
 
 /** The producer the pruner's deletes go through (its own queue and counters). */
 export const RETENTION_PRODUCER = 'retention';
+/** The longest stretch the pruner plans on the API thread before yielding to the event loop. */
+const PLAN_SLICE_MS = 5;
 /** Rows a batch deletes, about (one transaction of the writer: some 10-50 ms measured). */
 export const RETENTION_BATCH_ROWS = 2000;
 
@@ -355,7 +357,14 @@ export function pruneByKey(db: DB, storage: StorageWriter, spec: KeyPruneSpec) {
       inBatch = 0;
     };
     let key = (firstKey.get(...fixedParams) as { k: SqlParam } | undefined)?.k;
+    let slice = Date.now();
     for (let keys = 0; key !== undefined && keys < 100_000_000; keys++) {
+      // Planning runs on the API thread: hand the event loop back every few milliseconds, also
+      // while walking keys that have nothing to delete (20,000 trackers are 40,000 seeks a row).
+      if (Date.now() - slice >= PLAN_SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        slice = Date.now();
+      }
       const args = [...fixedParams, key, ...betweenParams];
       // Splits a key with many old rows into batches by time (bounded: each round removes rows).
       for (let round = 0; round < 1_000_000; round++) {
