@@ -214,6 +214,33 @@ describe('disk cap', () => {
   });
 });
 
+describe('retention', () => {
+  it('removes ended captures (row and file) that ended before the cutoff; newer and running ones stay', async () => {
+    const s = service([scripted('dumpcap', { content: realHeader })]);
+    await s.start();
+    const ended: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const row = await s.create(input());
+      ended.push(row.id);
+      await s.stopCapture(row.id);
+    }
+    const running = await s.create(input());
+    // The first two ended long ago; the third just now.
+    db.prepare('UPDATE captures SET ended_at = ? WHERE id IN (?, ?)').run(1000, ended[0], ended[1]);
+    const bytesBefore = s.fileBytes();
+    expect(await s.pruneEndedBefore(Date.now() - 60_000)).toBe(2);
+    for (const id of ended.slice(0, 2)) {
+      expect(findCapture(db, id)).toBeNull();
+      expect(fs.existsSync(s.fileOf(id))).toBe(false);
+    }
+    expect(findCapture(db, ended[2]!)).not.toBeNull();
+    expect(fs.existsSync(s.fileOf(ended[2]!))).toBe(true);
+    expect(findCapture(db, running.id)?.status).toBe('running');
+    expect(s.fileBytes()).toBeLessThan(bytesBefore);
+    expect(await s.pruneEndedBefore(Date.now() - 60_000)).toBe(0);
+  });
+});
+
 describe('restart', () => {
   it.each([
     ['its dumpcap still running is ended', false],
