@@ -211,7 +211,7 @@ export function createFeatures(ctx: CoreContext): Features {
   );
   // The retention policy: every table that grows is a row its owner registers (issue 18).
   const retention = new RetentionRegistry(ctx.db);
-  registerPartitionRetention(retention, ctx.db, maintenance);
+  registerPartitionRetention(retention, maintenance);
   registerFlowRetention(retention, ctx.db, storage);
   registerLogRetention(retention, ctx.db, storage);
   registerTrackerRetention(retention, ctx.db, storage);

@@ -97,7 +97,7 @@ beforeEach(async () => {
   const log = pino({ level: 'silent' });
   const maintenance = new MaintenanceService(db, time.clock, [], log);
   registry = new RetentionRegistry(db);
-  registerPartitionRetention(registry, db, maintenance);
+  registerPartitionRetention(registry, maintenance);
   registerFlowRetention(registry, db, storage);
   registerLogRetention(registry, db, storage);
   registerTrackerRetention(registry, db, storage);

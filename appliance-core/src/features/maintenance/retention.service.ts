@@ -5,24 +5,24 @@
  * partitions dropped under the table's lock, space reclaimed in steps), never a row delete. The
  * days are also the table's `partitioned_tables.retention_days` (kept equal in the
  * setRetentionPolicy transaction), so the maintenance engine's hourly partition retention and the
- * retention pruner agree. Size: every partition's pages and indexes, in whichever file it lives
- * (dbstat per schema).
+ * retention pruner agree. Size: the partitions' recorded sizes (partitionBytes).
  */
 import type { PartitionedTable } from '../../platform/db/partitions.js';
-import { tableBytes, type RetentionRegistry } from '../../platform/db/retention.js';
-import type { DB } from '../../platform/db/database.js';
+import type { RetentionRegistry } from '../../platform/db/retention.js';
 import type { MaintenanceService } from './maintenance.service.js';
 
-export function partitionBytes(db: DB, table: PartitionedTable): number {
-  let bytes = 0;
-  for (const ref of table.located()) bytes += tableBytes(db, [ref.name], ref.schema);
-  return bytes;
+/**
+ * A partitioned table's bytes: each dated partition's size as dbstat measured it when it was
+ * rotated (a dated partition never changes: partition_bounds keeps it), plus the live partition's
+ * estimate (partitions.ts): no page walk of the whole table on each read.
+ */
+export function partitionBytes(table: PartitionedTable): number {
+  return table.list().reduce((sum, partition) => sum + partition.sizeBytes, 0);
 }
 
 /** Registers a retention row for every table registered for partition maintenance. */
 export function registerPartitionRetention(
   retention: RetentionRegistry,
-  db: DB,
   maintenance: MaintenanceService,
 ): void {
   for (const table of maintenance.maintainedTables())
@@ -31,7 +31,7 @@ export function registerPartitionRetention(
       defaultDays: table.settings()?.retentionDays ?? 84,
       initialDays: () => table.settings()?.retentionDays,
       onChange: (days, now) => table.setRetentionDays(days, now),
-      size: () => partitionBytes(db, table),
+      size: () => partitionBytes(table),
       prune: async (cutoff) => (await maintenance.deleteOlderThan(table, cutoff)).dropped.length,
     });
 }

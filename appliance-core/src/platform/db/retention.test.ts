@@ -159,6 +159,34 @@ describe('RetentionRegistry', () => {
   });
 });
 
+describe('sizes', () => {
+  it('measures cheap rows at every read, reuses a slow measurement until the row is pruned', async () => {
+    const registry = new RetentionRegistry(db);
+    let cheap = 1;
+    let slow = 100;
+    let removed = 0;
+    registry.register({ ...owner('cheap').owner, size: () => cheap });
+    registry.register({
+      ...owner('slow').owner,
+      size: () => {
+        const until = Date.now() + 60;
+        while (Date.now() < until); // a slow dbstat walk
+        return slow;
+      },
+      prune: async () => removed,
+    });
+    expect(registry.list().map((r) => r.size)).toEqual([1, 100]);
+    cheap = 2;
+    slow = 200;
+    expect(registry.list().map((r) => r.size)).toEqual([2, 100]);
+    await registry.pruneAll(Date.now()); // removed nothing: the cached size stays
+    expect(registry.list().map((r) => r.size)).toEqual([2, 100]);
+    removed = 5;
+    await registry.pruneAll(Date.now());
+    expect(registry.list().map((r) => r.size)).toEqual([2, 200]);
+  });
+});
+
 describe('pruneByKey', () => {
   it('deletes exactly the rows older than the cutoff, per key, in batches of at most batchRows', async () => {
     storage.start();

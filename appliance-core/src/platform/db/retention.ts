@@ -71,8 +71,14 @@ export interface PruneOutcome {
   error?: string;
 }
 
+/** A size measurement slower than this is cached (ms). */
+const SLOW_SIZE_MS = 50;
+/** How long a slow size measurement is reused (ms). */
+const SIZE_CACHE_MS = 10 * 60_000;
+
 export class RetentionRegistry {
   private readonly owners = new Map<string, RetentionOwner>();
+  private readonly sizes = new Map<string, { at: number; bytes: number }>();
 
   constructor(private readonly db: DB) {}
 
@@ -100,8 +106,24 @@ export class RetentionRegistry {
         id: row.id,
         table: row.table_name,
         retention: row.retention_days,
-        size: safeSize(this.owners.get(row.table_name) as RetentionOwner),
+        size: this.size(this.owners.get(row.table_name) as RetentionOwner),
       }));
+  }
+
+  /**
+   * A row's size: measured at each call while measuring is cheap; a measurement that took longer
+   * than SLOW_SIZE_MS (dbstat walks every page of the b-tree: about 7 ms per MB measured here) is
+   * reused for SIZE_CACHE_MS, and measured again after each prune of the row.
+   */
+  private size(owner: RetentionOwner): number {
+    const cached = this.sizes.get(owner.table);
+    const now = Date.now();
+    if (cached && now - cached.at < SIZE_CACHE_MS) return cached.bytes;
+    const bytes = safeSize(owner);
+    const took = Date.now() - now;
+    if (took > SLOW_SIZE_MS) this.sizes.set(owner.table, { at: Date.now(), bytes });
+    else this.sizes.delete(owner.table);
+    return bytes;
   }
 
   /** The stored retention of a registered row, in days. */
@@ -156,6 +178,7 @@ export class RetentionRegistry {
       const started = Date.now();
       try {
         const removed = await owner.prune(now - row.retention_days * DAY_MS);
+        if (removed > 0) this.sizes.delete(owner.table);
         outcomes.push({ table: owner.table, removed, ms: Date.now() - started });
       } catch (err) {
         outcomes.push({
