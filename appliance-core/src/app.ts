@@ -164,7 +164,7 @@ export async function buildApp(
     engines: features.engines,
     registry,
     initialAdminPassword,
-    start: () => registry.startAll(features.autoStart),
+    start: () => registry.startAll((name) => features.autoStart(name)),
     async close() {
       await app.close();
       await registry.stopAll();
