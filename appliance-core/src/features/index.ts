@@ -47,6 +47,7 @@ import {
   MaintenanceEngine,
   maintenanceRoutes,
   MaintenanceService,
+  plainDaemonVars,
   registerPartitionRetention,
   startsAutomatically,
   RetentionEngine,
@@ -165,7 +166,10 @@ export function createFeatures(ctx: CoreContext): Features {
   // Syslog intake, Windows events intake and the log feeds' endpoints (issue 14).
   const logs = createLogs(ctx, { storage, devices });
   // Packet capture (issue 16): dumpcap or libpcap, pcapng files under the data dir.
-  const captures = createCaptures(ctx, { devices });
+  const captures = createCaptures(ctx, {
+    devices,
+    daemonVars: (name) => plainDaemonVars(ctx.db, name),
+  });
   // The IDS follower's counters in GET /api/intake/counters and /metrics (null while it is off).
   if (idsIntake)
     logs.counters.register('ids', () => {

@@ -61,6 +61,22 @@ export function registerCaptureRetention(
   });
 }
 
+/** The captures daemon's variables as limits (a variable left unset keeps the configuration's). */
+export function limitsOf(vars: Record<string, string>): {
+  maxActive?: number;
+  diskMax?: number;
+  idleMs?: number;
+} {
+  const int = (text: string | undefined) =>
+    text !== undefined && /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : undefined;
+  const idle = int(vars.idle_seconds);
+  return {
+    maxActive: int(vars.max_active),
+    diskMax: int(vars.disk_max_bytes),
+    idleMs: idle === undefined ? undefined : idle * 1000,
+  };
+}
+
 export function enginesFor(choice: 'auto' | 'dumpcap' | 'cap' | undefined): CaptureEngine[] {
   if (choice === 'dumpcap') return [new DumpcapEngine()];
   if (choice === 'cap') return [new CapEngine()];
@@ -73,6 +89,8 @@ export function createCaptures(
     devices: CapturesDevices;
     sniffInterfaces?: SniffInterfacesProvider;
     engines?: readonly CaptureEngine[];
+    /** The daemon's stored variables (features/maintenance daemon catalogue), read at each start. */
+    daemonVars?: (daemon: string) => Record<string, string>;
   },
 ): Captures {
   const interfaces = new CaptureInterfaces(deps.sniffInterfaces);
@@ -102,7 +120,14 @@ export function createCaptures(
   return {
     service,
     interfaces,
-    engine: { name: 'captures', start: () => service.start(), stop: () => service.stop() },
+    engine: {
+      name: 'captures',
+      start: () => {
+        service.applyLimits(limitsOf(deps.daemonVars?.('captures') ?? {}));
+        return service.start();
+      },
+      stop: () => service.stop(),
+    },
     register: (app) =>
       capturesRoutes(app, ctx, {
         captures: service,

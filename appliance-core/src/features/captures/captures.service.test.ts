@@ -23,6 +23,7 @@ import {
   type EngineRun,
 } from './capture-engine.rules.js';
 import { findCapture } from './captures.repository.js';
+import { limitsOf } from './captures-feature.service.js';
 import { CaptureFailure, CapturesService } from './captures.service.js';
 import { DumpcapEngine } from './dumpcap.runtime.js';
 
@@ -238,6 +239,27 @@ describe('retention', () => {
     expect(findCapture(db, running.id)?.status).toBe('running');
     expect(s.fileBytes()).toBeLessThan(bytesBefore);
     expect(await s.pruneEndedBefore(Date.now() - 60_000)).toBe(0);
+  });
+});
+
+describe('limits from the daemon variables', () => {
+  it('applies the variables set, and the configuration for those left out', () => {
+    const s = service([]);
+    expect(s.limits()).toEqual({ maxActive: 4, diskMax: 1 << 30, idleMs: 60_000 });
+    s.applyLimits(limitsOf({ max_active: '2', idle_seconds: '30' }));
+    expect(s.limits()).toEqual({ maxActive: 2, diskMax: 1 << 30, idleMs: 30_000 });
+    s.applyLimits(limitsOf({ disk_max_bytes: '1048576', max_active: ';id' }));
+    expect(s.limits()).toEqual({ maxActive: 4, diskMax: 1_048_576, idleMs: 60_000 });
+    s.applyLimits(limitsOf({}));
+    expect(s.limits()).toEqual({ maxActive: 4, diskMax: 1 << 30, idleMs: 60_000 });
+  });
+
+  it('refuses a capture past the applied max_active', async () => {
+    const s = service([scripted('dumpcap', { content: realHeader })]);
+    s.applyLimits(limitsOf({ max_active: '1' }));
+    await s.start();
+    await s.create(input());
+    await expect(s.create(input())).rejects.toThrow(/at most 1 captures/);
   });
 });
 

@@ -119,7 +119,27 @@ export class CapturesService {
   private starting = 0;
   private lastEngine: CaptureEngine | null = null;
 
-  constructor(private readonly o: CapturesOptions) {}
+  private readonly defaults: Pick<CapturesOptions, 'maxActive' | 'diskMax' | 'idleMs'>;
+
+  constructor(private readonly o: CapturesOptions) {
+    this.defaults = { maxActive: o.maxActive, diskMax: o.diskMax, idleMs: o.idleMs };
+  }
+
+  /**
+   * The limits the next start uses: the daemon's variables where set (the maintenance feature's
+   * daemon catalogue: `max_active`, `disk_max_bytes`, `idle_seconds`), the configuration's
+   * values otherwise. Called by the engine's start, so a daemon restart applies them.
+   */
+  applyLimits(limits: { maxActive?: number; diskMax?: number; idleMs?: number }): void {
+    this.o.maxActive = limits.maxActive ?? this.defaults.maxActive;
+    this.o.diskMax = limits.diskMax ?? this.defaults.diskMax;
+    this.o.idleMs = limits.idleMs ?? this.defaults.idleMs;
+  }
+
+  /** The limits in force. */
+  limits(): { maxActive: number; diskMax: number; idleMs: number } {
+    return { maxActive: this.o.maxActive, diskMax: this.o.diskMax, idleMs: this.o.idleMs };
+  }
 
   fileOf(id: number): string {
     return path.join(this.o.dir, captureFileName(id));

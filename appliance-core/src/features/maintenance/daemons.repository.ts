@@ -62,3 +62,13 @@ export function startsAutomatically(db: DB, name: string): boolean {
     { start_auto: number } | undefined;
   return row === undefined || row.start_auto === 1;
 }
+
+/** A daemon's plain (non-secret) variables by name; empty when it has no row. */
+export function plainDaemonVars(db: DB, name: string): Record<string, string> {
+  const rows = db
+    .prepare(
+      'SELECT v.var, v.value FROM daemon_vars v JOIN daemons d ON d.id = v.daemon_id WHERE d.name = ? AND v.sealed = 0',
+    )
+    .all(name) as { var: string; value: string }[];
+  return Object.fromEntries(rows.map((r) => [r.var, r.value]));
+}
