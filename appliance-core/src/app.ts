@@ -146,17 +146,17 @@ export async function buildApp(
   await openapiRoutes(app);
   await auditRoutes(app, { db });
   await metricsRoutes(app, { metrics: ctx.metrics });
-  await features.register(app);
-  if (!(await consoleRoutes(app)))
-    log.warn('no web console build found (npm run build): / explains, the API is unaffected');
-  await app.ready();
-
   const registry = new EngineRegistry(
     () => clock.now(),
     (engine, err) => log.error({ err, engine }, 'engine failed to stop'),
   );
   for (const engine of features.engines) registry.register(engine);
   features.attachRegistry(registry);
+  await features.register(app, registry);
+  if (!(await consoleRoutes(app)))
+    log.warn('no web console build found (npm run build): / explains, the API is unaffected');
+  await app.ready();
+
   return {
     app,
     db,
@@ -165,7 +165,7 @@ export async function buildApp(
     engines: features.engines,
     registry,
     initialAdminPassword,
-    start: () => registry.startAll(),
+    start: () => registry.startAll((name) => features.autoStart(name)),
     async close() {
       await app.close();
       await registry.stopAll();

@@ -68,6 +68,12 @@ if (BENCH_KIND === 'flows') {
   process.exit(await runFlowsBench());
 }
 
+// BENCH=retention runs only the retention pruner bench (test/bench/retention.bench.mjs).
+if (BENCH_KIND === 'retention') {
+  const { runRetentionBench } = await import('./retention.bench.mjs');
+  process.exit(await runRetentionBench());
+}
+
 // BENCH=delivery runs only the alert delivery bench (test/bench/delivery.bench.mjs).
 if (BENCH_KIND === 'delivery') {
   const { runDeliveryBench } = await import('./delivery.bench.mjs');

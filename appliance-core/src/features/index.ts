@@ -8,17 +8,24 @@ import {
   DEFAULT_RETENTION_DAYS,
   definePartitionedTable,
 } from '../platform/db/partitions.js';
+import { RetentionRegistry } from '../platform/db/retention.js';
 import { StorageWriter } from '../platform/db/storage-writer.js';
 import { ROOT_HELPER_DEFAULT_SOCKET } from '../platform/host/root-helper.protocol.js';
+import { registerAuditRetention } from '../platform/audit/audit-log.js';
 import { parseTablespaces } from '../platform/db/tablespaces.js';
 import { schedulerCollector, storageWriterCollector } from '../platform/metrics/collectors.js';
 import { Scheduler } from '../platform/scheduler/scheduler.js';
 import type { App } from '../platform/http/http-server.js';
 import type { IdentityResolver } from '../platform/http/identity.js';
-import { checkOutletUrl, createAlertDelivery, renderTemplate } from './alerts/delivery/index.js';
-import { createAlerts } from './alerts/index.js';
+import {
+  checkOutletUrl,
+  createAlertDelivery,
+  registerDeliveryRetention,
+  renderTemplate,
+} from './alerts/delivery/index.js';
+import { createAlerts, registerAlertRetention } from './alerts/index.js';
 import { authRoutes, CachedIdentityResolver } from './auth/index.js';
-import { createCaptures } from './captures/index.js';
+import { createCaptures, registerCaptureRetention } from './captures/index.js';
 import { certificateRoutes } from './certificate/index.js';
 import { dashboardsRoutes, deleteLayoutsOfDevice, TrackerWidgets } from './dashboards/index.js';
 import {
@@ -31,11 +38,23 @@ import {
   walksRoutes,
 } from './devices/index.js';
 import { DiscoveryEngine, localnetsRoutes } from './discovery/index.js';
-import { createFlows } from './flows/index.js';
+import { createFlows, registerFlowRetention } from './flows/index.js';
 import { EveIntakeEngine } from './logs/eve-intake.engine.js';
 import { registerEveWrites } from './logs/eve-intake.writes.js';
-import { createLogs } from './logs/index.js';
-import { MaintenanceEngine, maintenanceRoutes, MaintenanceService } from './maintenance/index.js';
+import { createLogs, registerLogRetention } from './logs/index.js';
+import {
+  daemonsRoutes,
+  DaemonsService,
+  type EngineControl,
+  MaintenanceEngine,
+  maintenanceRoutes,
+  MaintenanceService,
+  plainDaemonVars,
+  registerPartitionRetention,
+  startsAutomatically,
+  RetentionEngine,
+  retentionRoutes,
+} from './maintenance/index.js';
 import { oauthFeatureRoutes } from './oauth/index.js';
 import { createSettings } from './settings/index.js';
 import { nodePtySpawn, terminalRoutes } from './terminal/index.js';
@@ -44,13 +63,19 @@ import { ToolsEngine, ToolsService, toolsRoutes } from './tools/index.js';
 import {
   findLatencyTracker,
   registerTrackerWidgets,
+  registerTrackerRetention,
   registerTrackerWrites,
   TrackersEngine,
   trackersRoutes,
   TrackersService,
 } from './trackers/index.js';
 import { createUpgrader } from './upgrader/index.js';
-import { UrlMonitorEngine, urlMonitorsRoutes, urlOfTracker } from './url-monitors/index.js';
+import {
+  registerUrlRetention,
+  UrlMonitorEngine,
+  urlMonitorsRoutes,
+  urlOfTracker,
+} from './url-monitors/index.js';
 import { holdsSuperAdmin, userExists, usersRoutes } from './users/index.js';
 
 export type { Engine } from '../platform/engines/engine-registry.js';
@@ -61,7 +86,10 @@ export interface Features {
   engines: Engine[];
   /** Hands the engine registry app.ts builds to the features that list and restart engines. */
   attachRegistry(registry: EngineRegistry): void;
-  register(app: App): Promise<void>;
+  /** `engines`: the engine registry the composition root built (the daemon endpoints use it). */
+  register(app: App, engines: EngineControl): Promise<void>;
+  /** Whether an engine starts at boot (a daemon's stored start_auto). */
+  autoStart(name: string): boolean;
 }
 
 export function createFeatures(ctx: CoreContext): Features {
@@ -151,7 +179,11 @@ export function createFeatures(ctx: CoreContext): Features {
   // Appliance settings on the host (issue 18): services, network, hostname, host map, time, license.
   const settings = createSettings(ctx);
   // Packet capture (issue 16): dumpcap or libpcap, pcapng files under the data dir.
-  const captures = createCaptures(ctx, { devices, sniffInterfaces: settings.sniffInterfaces });
+  const captures = createCaptures(ctx, {
+    devices,
+    sniffInterfaces: settings.sniffInterfaces,
+    daemonVars: (name) => plainDaemonVars(ctx.db, name),
+  });
   // The IDS follower's counters in GET /api/intake/counters and /metrics (null while it is off).
   if (idsIntake)
     logs.counters.register('ids', () => {
@@ -200,9 +232,21 @@ export function createFeatures(ctx: CoreContext): Features {
   const upgrader = createUpgrader(ctx, {
     socketPath: ctx.config.rootHelperSocket ?? ROOT_HELPER_DEFAULT_SOCKET,
   });
+  // The retention policy: every table that grows is a row its owner registers (issue 18).
+  const retention = new RetentionRegistry(ctx.db);
+  registerPartitionRetention(retention, maintenance);
+  registerFlowRetention(retention, ctx.db, storage);
+  registerLogRetention(retention, ctx.db, storage);
+  registerTrackerRetention(retention, ctx.db, storage);
+  registerUrlRetention(retention, ctx.db, storage);
+  registerAlertRetention(retention, ctx.db, storage);
+  registerDeliveryRetention(retention, ctx.db, storage);
+  registerCaptureRetention(retention, ctx.db, captures.service);
+  registerAuditRetention(retention, ctx.db, storage);
   return {
     resolver,
     attachRegistry: (registry) => settings.attachRegistry(registry),
+    autoStart: (name) => startsAutomatically(ctx.db, name),
     engines: [
       // First: it starts before any producer and closes (flushing every queue) after all of them.
       {
@@ -223,6 +267,13 @@ export function createFeatures(ctx: CoreContext): Features {
       ...(idsIntake ? [idsIntake] : []),
       flows.collector,
       new MaintenanceEngine(maintenance, scheduler, ctx.log),
+      new RetentionEngine(
+        retention,
+        scheduler,
+        ctx.clock,
+        ctx.log,
+        (ctx.config.retentionIntervalSeconds ?? 3600) * 1000,
+      ),
       delivery.queue,
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
       {
@@ -232,7 +283,7 @@ export function createFeatures(ctx: CoreContext): Features {
         stop: () => scheduler.stop(),
       },
     ],
-    async register(app) {
+    async register(app, engines) {
       await authRoutes(app, ctx, { tokens, resolver });
       await tokensRoutes(app, ctx, {
         tokens,
@@ -255,6 +306,9 @@ export function createFeatures(ctx: CoreContext): Features {
       await flows.register(app);
       await terminalRoutes(app, ctx, { resolver, spawn: nodePtySpawn() });
       await maintenanceRoutes(app, ctx, { maintenance });
+      await retentionRoutes(app, ctx, { retention });
+      const daemons = new DaemonsService(ctx.db, ctx.clock, ctx.secrets, engines);
+      await daemonsRoutes(app, ctx, { daemons: () => daemons });
       await delivery.register(app);
       await alerts.register(app);
       await settings.register(app);

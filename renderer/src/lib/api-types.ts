@@ -571,6 +571,63 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/daemon/{id}/config': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Replace a daemon's variables and reload it
+     * @description A complete replacement: a variable left out is removed; a secret sent as the sentinel or empty keeps its stored value. A running daemon is restarted to apply it; `reload_failed: true` says it was saved but not reloaded.
+     */
+    post: operations['postDaemonByIdConfig'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/daemon/{id}/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Record whether a daemon starts with the appliance, and start it now */
+    post: operations['postDaemonByIdStart'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/daemon/{identifier}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A daemon by numeric id or name, its start_auto flag and variables
+     * @description Secret variables read as the sentinel `{"__encrypted__": true}`.
+     */
+    get: operations['getDaemonByIdentifier'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/deleteDevice': {
     parameters: {
       query?: never;
@@ -1750,6 +1807,26 @@ export interface paths {
     };
     /** The operator-maintained map of port numbers to service names */
     get: operations['getPortServiceNames'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/getRetentionPolicy': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Every table that grows, with its retention in days and its size in bytes
+     * @description One row per table (or part of one) whose data the scheduled pruner removes past its retention. Throughput history keeps a fixed twelve weeks and has no row.
+     */
+    get: operations['getRetentionPolicy'];
     put?: never;
     post?: never;
     delete?: never;
@@ -3287,6 +3364,26 @@ export interface paths {
     put?: never;
     /** Configure interfaces (all or nothing); dry run reports what would be written, apply restarts host networking and rolls back unless confirmed */
     post: operations['setNetworkInfo'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/setRetentionPolicy': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Set the retention of rows by id (all or nothing)
+     * @description Each `id` must be a row of getRetentionPolicy (once) and each `retention` at least 1 day; when any element fails nothing is stored. The pruner applies new values at its next hourly run.
+     */
+    post: operations['setRetentionPolicy'];
     delete?: never;
     options?: never;
     head?: never;
@@ -8386,6 +8483,300 @@ export interface operations {
             message: string;
             /** @enum {boolean} */
             status: false;
+          };
+        };
+      };
+    };
+  };
+  postDaemonByIdConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Numeric id (or name) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Complete replacement: a variable left out is removed */
+          config: {
+            value:
+              | string
+              | number
+              | boolean
+              | null
+              | {
+                  /** @enum {boolean} */
+                  __encrypted__: true;
+                };
+            var: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                message: string;
+                /** @enum {boolean} */
+                reload_failed: true;
+              }
+            | {
+                message: string;
+              };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  postDaemonByIdStart: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Numeric id (or name) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Whether the daemon starts with the appliance */
+          start_auto: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  getDaemonByIdentifier: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Numeric id or name */
+        identifier: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            config: {
+              value:
+                | string
+                | {
+                    /** @enum {boolean} */
+                    __encrypted__: true;
+                  };
+              var: string;
+            }[];
+            id: number;
+            name: string;
+            start_auto: boolean;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
           };
         };
       };
@@ -15763,6 +16154,71 @@ export interface operations {
         };
         content: {
           'application/json': {
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getRetentionPolicy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                message: {
+                  id: number;
+                  /** @description Days kept */
+                  retention: number;
+                  /** @description Bytes the data occupies (dbstat) */
+                  size: number;
+                  table: string;
+                }[];
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
             message: string;
             /** @enum {boolean} */
             status: false;
@@ -25080,6 +25536,73 @@ export interface operations {
             | {
                 confirm_within?: number;
                 dry_run: boolean;
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  setRetentionPolicy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            id: number;
+            retention: number;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
                 /** @enum {boolean} */
                 hasError: false;
                 message: string;

@@ -28,3 +28,5 @@ export {
 export { createAlerts, type Alerts } from './alerts-feature.service.js';
 export { LegacyAlertSummary } from './alerts.schema.js';
 export type { DeliveryQueue, DeliverySeam, Notification, OutletTarget } from './alerts.service.js';
+export { ALERT_HISTORY_RETENTION_DAYS, registerAlertRetention } from './alerts.writes.js';
+export { DELIVERY_RETENTION_DAYS, registerDeliveryRetention } from './delivery/index.js';

@@ -5,6 +5,8 @@
  */
 import path from 'node:path';
 import type { CoreContext } from '../../platform/context.js';
+import type { DB } from '../../platform/db/database.js';
+import { tableBytes, type RetentionRegistry } from '../../platform/db/retention.js';
 import type { Engine } from '../../platform/engines/engine-registry.js';
 import type { App } from '../../platform/http/http-server.js';
 import type { Identity } from '../../platform/http/identity.js';
@@ -38,6 +40,43 @@ export interface Captures {
   register(app: App): Promise<void>;
 }
 
+/** Default retention of ended captures and their files (days). */
+export const CAPTURE_RETENTION_DAYS = 30;
+
+/**
+ * The captures' retention row: ended captures (row and pcapng file) that ended before the
+ * cutoff; size is the files' bytes plus the rows' pages (dbstat). Files are removed on this
+ * thread (the storage writer writes rows, not files), 100 captures at a time.
+ */
+export function registerCaptureRetention(
+  retention: RetentionRegistry,
+  db: DB,
+  captures: CapturesService,
+): void {
+  retention.register({
+    table: 'captures',
+    defaultDays: CAPTURE_RETENTION_DAYS,
+    size: () => captures.fileBytes() + tableBytes(db, ['captures', 'capture_chunks']),
+    prune: (cutoff) => captures.pruneEndedBefore(cutoff),
+  });
+}
+
+/** The captures daemon's variables as limits (a variable left unset keeps the configuration's). */
+export function limitsOf(vars: Record<string, string>): {
+  maxActive?: number;
+  diskMax?: number;
+  idleMs?: number;
+} {
+  const int = (text: string | undefined) =>
+    text !== undefined && /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : undefined;
+  const idle = int(vars.idle_seconds);
+  return {
+    maxActive: int(vars.max_active),
+    diskMax: int(vars.disk_max_bytes),
+    idleMs: idle === undefined ? undefined : idle * 1000,
+  };
+}
+
 export function enginesFor(choice: 'auto' | 'dumpcap' | 'cap' | undefined): CaptureEngine[] {
   if (choice === 'dumpcap') return [new DumpcapEngine()];
   if (choice === 'cap') return [new CapEngine()];
@@ -50,6 +89,8 @@ export function createCaptures(
     devices: CapturesDevices;
     sniffInterfaces?: SniffInterfacesProvider;
     engines?: readonly CaptureEngine[];
+    /** The daemon's stored variables (features/maintenance daemon catalogue), read at each start. */
+    daemonVars?: (daemon: string) => Record<string, string>;
   },
 ): Captures {
   const interfaces = new CaptureInterfaces(deps.sniffInterfaces);
@@ -79,7 +120,14 @@ export function createCaptures(
   return {
     service,
     interfaces,
-    engine: { name: 'captures', start: () => service.start(), stop: () => service.stop() },
+    engine: {
+      name: 'captures',
+      start: () => {
+        service.applyLimits(limitsOf(deps.daemonVars?.('captures') ?? {}));
+        return service.start();
+      },
+      stop: () => service.stop(),
+    },
     register: (app) =>
       capturesRoutes(app, ctx, {
         captures: service,

@@ -251,6 +251,15 @@ export function deleteChunksPast(db: DB, captureId: number, end: number): void {
   );
 }
 
+/** Ended captures that ended before `cutoff` (retention), oldest first, at most `limit`. */
+export function endedBefore(db: DB, cutoff: number, limit: number): { id: number }[] {
+  return db
+    .prepare(
+      "SELECT id FROM captures WHERE status IN ('stopped', 'expired', 'failed') AND ended_at < ? ORDER BY ended_at, id LIMIT ?",
+    )
+    .all(cutoff, limit) as { id: number }[];
+}
+
 /** Ended captures, oldest first (disk-cap pruning). */
 export function endedOldestFirst(db: DB): { id: number; bytes: number }[] {
   return db

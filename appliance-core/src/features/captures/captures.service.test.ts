@@ -23,6 +23,7 @@ import {
   type EngineRun,
 } from './capture-engine.rules.js';
 import { findCapture } from './captures.repository.js';
+import { limitsOf } from './captures-feature.service.js';
 import { CaptureFailure, CapturesService } from './captures.service.js';
 import { DumpcapEngine } from './dumpcap.runtime.js';
 
@@ -211,6 +212,54 @@ describe('disk cap', () => {
     expect(fs.existsSync(s.fileOf(ids[0]!))).toBe(false);
     expect(findCapture(db, ids[1]!)).not.toBeNull();
     expect(findCapture(db, ids[2]!)).not.toBeNull();
+  });
+});
+
+describe('retention', () => {
+  it('removes ended captures (row and file) that ended before the cutoff; newer and running ones stay', async () => {
+    const s = service([scripted('dumpcap', { content: realHeader })]);
+    await s.start();
+    const ended: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const row = await s.create(input());
+      ended.push(row.id);
+      await s.stopCapture(row.id);
+    }
+    const running = await s.create(input());
+    // The first two ended long ago; the third just now.
+    db.prepare('UPDATE captures SET ended_at = ? WHERE id IN (?, ?)').run(1000, ended[0], ended[1]);
+    const bytesBefore = s.fileBytes();
+    expect(await s.pruneEndedBefore(Date.now() - 60_000)).toBe(2);
+    for (const id of ended.slice(0, 2)) {
+      expect(findCapture(db, id)).toBeNull();
+      expect(fs.existsSync(s.fileOf(id))).toBe(false);
+    }
+    expect(findCapture(db, ended[2]!)).not.toBeNull();
+    expect(fs.existsSync(s.fileOf(ended[2]!))).toBe(true);
+    expect(findCapture(db, running.id)?.status).toBe('running');
+    expect(s.fileBytes()).toBeLessThan(bytesBefore);
+    expect(await s.pruneEndedBefore(Date.now() - 60_000)).toBe(0);
+  });
+});
+
+describe('limits from the daemon variables', () => {
+  it('applies the variables set, and the configuration for those left out', () => {
+    const s = service([]);
+    expect(s.limits()).toEqual({ maxActive: 4, diskMax: 1 << 30, idleMs: 60_000 });
+    s.applyLimits(limitsOf({ max_active: '2', idle_seconds: '30' }));
+    expect(s.limits()).toEqual({ maxActive: 2, diskMax: 1 << 30, idleMs: 30_000 });
+    s.applyLimits(limitsOf({ disk_max_bytes: '1048576', max_active: ';id' }));
+    expect(s.limits()).toEqual({ maxActive: 4, diskMax: 1_048_576, idleMs: 60_000 });
+    s.applyLimits(limitsOf({}));
+    expect(s.limits()).toEqual({ maxActive: 4, diskMax: 1 << 30, idleMs: 60_000 });
+  });
+
+  it('refuses a capture past the applied max_active', async () => {
+    const s = service([scripted('dumpcap', { content: realHeader })]);
+    s.applyLimits(limitsOf({ max_active: '1' }));
+    await s.start();
+    await s.create(input());
+    await expect(s.create(input())).rejects.toThrow(/at most 1 captures/);
   });
 });
 

@@ -38,6 +38,7 @@ import {
   countActive,
   deleteCaptureRow,
   deleteChunksPast,
+  endedBefore,
   endedOldestFirst,
   findCapture,
   finishCapture,
@@ -118,7 +119,27 @@ export class CapturesService {
   private starting = 0;
   private lastEngine: CaptureEngine | null = null;
 
-  constructor(private readonly o: CapturesOptions) {}
+  private readonly defaults: Pick<CapturesOptions, 'maxActive' | 'diskMax' | 'idleMs'>;
+
+  constructor(private readonly o: CapturesOptions) {
+    this.defaults = { maxActive: o.maxActive, diskMax: o.diskMax, idleMs: o.idleMs };
+  }
+
+  /**
+   * The limits the next start uses: the daemon's variables where set (the maintenance feature's
+   * daemon catalogue: `max_active`, `disk_max_bytes`, `idle_seconds`), the configuration's
+   * values otherwise. Called by the engine's start, so a daemon restart applies them.
+   */
+  applyLimits(limits: { maxActive?: number; diskMax?: number; idleMs?: number }): void {
+    this.o.maxActive = limits.maxActive ?? this.defaults.maxActive;
+    this.o.diskMax = limits.diskMax ?? this.defaults.diskMax;
+    this.o.idleMs = limits.idleMs ?? this.defaults.idleMs;
+  }
+
+  /** The limits in force. */
+  limits(): { maxActive: number; diskMax: number; idleMs: number } {
+    return { maxActive: this.o.maxActive, diskMax: this.o.diskMax, idleMs: this.o.idleMs };
+  }
 
   fileOf(id: number): string {
     return path.join(this.o.dir, captureFileName(id));
@@ -489,6 +510,28 @@ export class CapturesService {
   private purge(id: number): void {
     fs.rmSync(this.fileOf(id), { force: true });
     deleteCaptureRow(this.o.db, id);
+  }
+
+  /**
+   * Retention: removes the ended captures (file and row) that ended before `cutoff`, 100 at a
+   * time with a turn of the event loop between; a running capture is never touched. Returns how
+   * many were removed.
+   */
+  async pruneEndedBefore(cutoff: number): Promise<number> {
+    let removed = 0;
+    for (let round = 0; round < 100_000; round++) {
+      const rows = endedBefore(this.o.db, cutoff, 100);
+      for (const row of rows) this.purge(row.id);
+      removed += rows.length;
+      if (rows.length < 100) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return removed;
+  }
+
+  /** Bytes of the capture files on disk (their recorded sizes). */
+  fileBytes(): number {
+    return totalBytes(this.o.db);
   }
 
   /** Keeps the capture files within diskMax: oldest ended captures go first. */

@@ -12,7 +12,12 @@ import { captureRecord } from './capture-record.rules.js';
 import type { CaptureRecord } from './captures.schema.js';
 import type { CapturesService } from './captures.service.js';
 
-export { createCaptures, type Captures } from './captures-feature.service.js';
+export {
+  CAPTURE_RETENTION_DAYS,
+  createCaptures,
+  registerCaptureRetention,
+  type Captures,
+} from './captures-feature.service.js';
 export { noSniffInterfaces, type SniffInterfacesProvider } from './capture-interfaces.service.js';
 export type { CaptureRecord } from './captures.schema.js';
 export type { CapturesService } from './captures.service.js';

@@ -3,8 +3,8 @@
  * partitioned `flows` table (internal, rotated hourly, pruned by the retention policy through
  * maintenance), the writer's statements, the collector engine, the reader, the saved filters
  * (the logs' module, feed `flows`), the intake counters, the devices hooks (the `netflow`
- * section of GET /api/device/{device} and the `flows` row of its stats) and the hourly pruning
- * of the conversation rollup to the same retention as the rows.
+ * section of GET /api/device/{device} and the `flows` row of its stats). The conversation rollup
+ * is its own retention row (`registerFlowRetention`, flows.writes.ts).
  *
  * Device rename or delete: enrichment is a snapshot taken at intake, so stored rows keep the
  * label and profile they were stored with, and a deleted device's rows stay until pruned
@@ -20,7 +20,7 @@ import type { DevicesService } from '../devices/index.js';
 import { SavedFilters, type IntakeCounterRegistry } from '../logs/index.js';
 import { FlowCollectorEngine } from './flow-collector.engine.js';
 import { criteriaOf, FLOW_LIST_KEYS, SAVED_KEYS, type Criteria } from './flow-query.rules.js';
-import { deviceFlowStats, deviceFlowSummary, pruneConversations } from './flows.repository.js';
+import { deviceFlowStats, deviceFlowSummary } from './flows.repository.js';
 import { flowsRoutes } from './flows.routes.js';
 import { FlowsReader } from './flows.service.js';
 import { registerFlowWrites } from './flows.writes.js';
@@ -28,8 +28,6 @@ import { registerFlowWrites } from './flows.writes.js';
 /** Flow partitions rotate every hour; rows (and rollup hours) are kept this many days by default. */
 export const FLOW_ROTATION = '0 * * * *';
 export const FLOW_RETENTION_DAYS = 7;
-const PRUNE_KIND = 'flows.rollup-prune';
-const DAY_MS = 86_400_000;
 const TOP_PARTNERS = 10;
 
 export interface Flows {
@@ -49,7 +47,7 @@ export function createFlows(
   },
 ): Flows {
   const { db, clock } = ctx;
-  const { storage, devices, scheduler } = deps;
+  const { storage, devices } = deps;
   registerFlowWrites(storage);
   const table = definePartitionedTable(db, {
     name: 'flows',
@@ -103,16 +101,6 @@ export function createFlows(
     const ip = devices.ipMap.byId(id)?.ip;
     return ip ? deviceFlowStats(db, ip) : { rows: 0, bytes: 0 };
   });
-
-  scheduler.defineKind<null>(PRUNE_KIND, {
-    concurrency: 1,
-    run: async () => {
-      const days = table.settings()?.retentionDays ?? FLOW_RETENTION_DAYS;
-      const deleted = pruneConversations(db, clock.now() - days * DAY_MS);
-      if (deleted > 0) ctx.log.info({ deleted }, 'flow conversation hours past retention pruned');
-    },
-  });
-  scheduler.upsert({ id: PRUNE_KIND, kind: PRUNE_KIND, intervalMs: 3_600_000, payload: null });
 
   return {
     collector,

@@ -357,8 +357,3 @@ export function deviceFlowStats(db: DB, ip: string): { rows: number; bytes: numb
   // Estimated: a flow row (integers and short address text) with its two index entries.
   return { rows, bytes: rows * 120 };
 }
-
-/** Deletes rollup hours older than `cutoff` (the flows' retention); returns the rows deleted. */
-export function pruneConversations(db: DB, cutoff: number): number {
-  return db.prepare('DELETE FROM flow_conversations WHERE hour < ?').run(cutoff).changes;
-}

@@ -9,6 +9,8 @@
  * once full it no longer changes. Enrichment columns take the newest batch's snapshot.
  * None of these tables is watched by a TEMP-trigger cache (change-triggers.ts).
  */
+import type { DB } from '../../platform/db/database.js';
+import { pruneByTime, tableBytes, type RetentionRegistry } from '../../platform/db/retention.js';
 import type { StorageWriter } from '../../platform/db/storage-writer.js';
 
 /** Rows per multi-row INSERT: the receiver (flow-receiver.engine.mjs) packs the same number. */
@@ -48,4 +50,29 @@ function rollup(rows: number): string {
 /** Registers the flow statements on the writer (the flows feature owns the tables). */
 export function registerFlowWrites(writer: StorageWriter): void {
   for (const [name, sql] of Object.entries(FLOW_STATEMENTS)) writer.define(name, sql);
+}
+
+/** Default retention of the hourly conversation rollup (days). */
+export const CONVERSATION_RETENTION_DAYS = 30;
+
+/**
+ * The retention row of the conversation rollup: whole hours older than the cutoff deleted in
+ * batches through the storage writer (the `hour` column leads the primary key). The flow rows
+ * themselves are a partitioned table: maintenance registers their row and drops partitions.
+ */
+export function registerFlowRetention(
+  retention: RetentionRegistry,
+  db: DB,
+  writer: StorageWriter,
+): void {
+  retention.register({
+    table: 'flow_conversations',
+    defaultDays: CONVERSATION_RETENTION_DAYS,
+    size: () => tableBytes(db, ['flow_conversations']),
+    prune: pruneByTime(db, writer, {
+      namespace: 'flows',
+      table: 'flow_conversations',
+      time: 'hour',
+    }),
+  });
 }

@@ -16,6 +16,7 @@ export {
   FLOW_RETENTION_DAYS,
   FLOW_ROTATION,
 } from './flows-feature.service.js';
+export { CONVERSATION_RETENTION_DAYS, registerFlowRetention } from './flows.writes.js';
 export { FlowsReader, type FlowListQuery, type FlowPage } from './flows.service.js';
 export { FlowCollectorEngine, type FlowCounters } from './flow-collector.engine.js';
 export { FlowDecoder, type FlowRecord, type DecodeResult } from './flow-packet.rules.mjs';

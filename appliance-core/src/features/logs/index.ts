@@ -14,6 +14,7 @@
  * - `IntakeCounterRegistry#register(feed, read)`: where the IDS follower and flows add their
  *   counters to GET /api/intake/counters and /metrics.
  */
+export { LOG_SUMMARY_RETENTION_DAYS, registerLogRetention } from './logs.writes.js';
 export { createLogs, type Logs } from './logs-feature.service.js';
 export { LogsReader, type LogPage, type LogQuery, type SeveritySummary } from './logs.service.js';
 export {

@@ -8,6 +8,8 @@
  * so the parse thread packs ROWS_PER_LARGE_INSERT rows into one write, then ROWS_PER_INSERT; the
  * remainder of a batch goes row by row. None of these tables is watched by a TEMP-trigger cache (change-triggers.ts).
  */
+import type { DB } from '../../platform/db/database.js';
+import { pruneByTime, tableBytes, type RetentionRegistry } from '../../platform/db/retention.js';
 import type { StorageWriter } from '../../platform/db/storage-writer.js';
 
 /** Rows per multi-row INSERT: the parse thread (syslog-parser.engine.mjs) packs 128, 32, then 1. */
@@ -36,4 +38,26 @@ export const LOG_STATEMENTS: Readonly<Record<string, string>> = {
 /** Registers the log feeds' statements on the writer (the feature that owns the tables does). */
 export function registerLogWrites(writer: StorageWriter): void {
   for (const [name, sql] of Object.entries(LOG_STATEMENTS)) writer.define(name, sql);
+}
+
+/** Default retention of the per-minute severity summaries (days): the log tables' default. */
+export const LOG_SUMMARY_RETENTION_DAYS = 84;
+
+/**
+ * The retention rows of the per-minute severity summaries of the three feeds (`minute` leads
+ * each primary key): deleted oldest first in batches through the storage writer. The log rows
+ * themselves are partitioned tables: maintenance registers their rows and drops partitions.
+ */
+export function registerLogRetention(
+  retention: RetentionRegistry,
+  db: DB,
+  writer: StorageWriter,
+): void {
+  for (const table of ['syslog_minute_rollup', 'eventlog_minute_rollup', 'eve_minute_rollup'])
+    retention.register({
+      table,
+      defaultDays: LOG_SUMMARY_RETENTION_DAYS,
+      size: () => tableBytes(db, [table]),
+      prune: pruneByTime(db, writer, { namespace: 'logs', table, time: 'minute' }),
+    });
 }

@@ -2,8 +2,9 @@
  * Scheduled partition maintenance: one cron job per table registered for maintenance, rotating
  * it at its stored schedule (default: log tables daily at 00:00 UTC, walks_log weekly on Monday;
  * changed by POST /api/updateTableCronSchedule, which reaches the scheduler at once), and one
- * hourly retention job dropping partitions past each table's retention (default 84 days, until
- * the settings issue's retention policy arrives). Both call MaintenanceService, as the routes do.
+ * hourly retention job dropping partitions past each table's retention (default 84 days; the
+ * retention policy of retention.routes.ts sets the days, and its pruner drops the same partitions
+ * through the same function). Both call MaintenanceService, as the routes do.
  */
 import type { Logger } from 'pino';
 import type { Scheduler } from '../../platform/scheduler/scheduler.js';

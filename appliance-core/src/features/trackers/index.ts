@@ -6,6 +6,10 @@
 export { trackersRoutes } from './trackers.routes.js';
 export { TrackersService } from './trackers.service.js';
 export { findLatencyTracker } from './latency.repository.js';
-export { registerTrackerWrites } from './trackers.writes.js';
+export {
+  registerTrackerRetention,
+  registerTrackerWrites,
+  SAMPLE_RETENTION_DAYS,
+} from './trackers.writes.js';
 export { TrackersEngine, type TrackersEngineOptions } from './trackers.engine.js';
 export { registerTrackerWidgets } from './trackers.widgets.js';

@@ -17,9 +17,18 @@
  * and the sample statements insert only while the tracker exists (samples.repository.ts), so
  * nothing is left orphaned and nothing fails.
  */
+import type { DB } from '../../platform/db/database.js';
+import { pruneByKey, tableBytes, type RetentionRegistry } from '../../platform/db/retention.js';
 import type { StorageWriter, StorageWriterProducer } from '../../platform/db/storage-writer.js';
 import { deviceReachabilityWrite } from '../devices/index.js';
-import { SAMPLE_STATEMENTS, sampleWrites, type Sample } from './samples.repository.js';
+import {
+  FIVE_MINUTES,
+  ONE_HOUR,
+  SAMPLE_STATEMENTS,
+  SAMPLE_TABLES,
+  sampleWrites,
+  type Sample,
+} from './samples.repository.js';
 import type { InterfaceCounters } from './snmp.poller.js';
 
 /**
@@ -93,5 +102,65 @@ export class TrackerWrites {
 
   deviceReachability(deviceId: number, latency: number, now: number): void {
     this.writer.write(...deviceReachabilityWrite(deviceId, latency, now));
+  }
+}
+
+/** Default retention of raw samples, 5-minute and hourly rollups (days; docs/features/maintenance.md). */
+export const SAMPLE_RETENTION_DAYS = { raw: 30, fiveMinutes: 90, hourly: 400 } as const;
+
+/**
+ * The retention rows of the samples (one per kind) and of the two rollup resolutions, pruned by
+ * batched range deletes per tracker through the storage writer (platform/db/retention.ts).
+ * The rollups are one table: each row's size is its estimated share of the table's real size
+ * (a tracker writes twelve 5-minute buckets per hourly one, each kept for its row's days).
+ */
+export function registerTrackerRetention(
+  retention: RetentionRegistry,
+  db: DB,
+  storage: StorageWriter,
+): void {
+  for (const [kind, table] of Object.entries(SAMPLE_TABLES))
+    retention.register({
+      table,
+      defaultDays: SAMPLE_RETENTION_DAYS.raw,
+      size: () => tableBytes(db, [table]),
+      prune: pruneByKey(db, storage, {
+        namespace: 'trackers',
+        name: `${kind}_samples`,
+        table,
+        key: 'tracker_id',
+        time: 'ts',
+      }),
+    });
+  const share = (mine: 'fiveMinutes' | 'hourly') => {
+    const five = 12 * (retention.days('sample_rollups_5m') ?? SAMPLE_RETENTION_DAYS.fiveMinutes);
+    const hour = retention.days('sample_rollups_1h') ?? SAMPLE_RETENTION_DAYS.hourly;
+    return (mine === 'fiveMinutes' ? five : hour) / (five + hour);
+  };
+  for (const [name, resolution, key] of [
+    ['sample_rollups_5m', FIVE_MINUTES, 'fiveMinutes'],
+    ['sample_rollups_1h', ONE_HOUR, 'hourly'],
+  ] as const) {
+    const prunes = Object.keys(SAMPLE_TABLES).map((kind) =>
+      pruneByKey(db, storage, {
+        namespace: 'trackers',
+        name: `${name}_${kind}`,
+        table: 'sample_rollups',
+        fixed: [{ column: 'kind', value: kind }],
+        key: 'tracker_id',
+        between: [{ column: 'resolution', value: resolution }],
+        time: 'ts',
+      }),
+    );
+    retention.register({
+      table: name,
+      defaultDays: SAMPLE_RETENTION_DAYS[key],
+      size: () => Math.round(tableBytes(db, ['sample_rollups']) * share(key)),
+      prune: async (cutoff) => {
+        let removed = 0;
+        for (const prune of prunes) removed += await prune(cutoff);
+        return removed;
+      },
+    });
   }
 }

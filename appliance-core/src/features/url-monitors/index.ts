@@ -6,3 +6,4 @@ export { urlMonitorsRoutes } from './url.routes.js';
 export { UrlMonitorEngine, type UrlEngineOptions } from './url.engine.js';
 export { checkUrl, type UrlCheckResult } from './url.checker.js';
 export { urlOfTracker } from './url.repository.js';
+export { registerUrlRetention, URL_SAMPLE_RETENTION_DAYS } from './url.writes.js';

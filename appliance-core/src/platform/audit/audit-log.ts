@@ -14,6 +14,8 @@
  *   the list has an index that serves it.
  */
 import type { DB } from '../db/database.js';
+import { pruneByTime, tableBytes, type RetentionRegistry } from '../db/retention.js';
+import type { StorageWriter } from '../db/storage-writer.js';
 import type { Identity } from '../http/identity.js';
 
 export type AuditOutcome = 'success' | 'failure';
@@ -202,4 +204,25 @@ export async function refusalsAudited<T>(
       });
     throw err;
   }
+}
+
+/** Default retention of the audit log (days). */
+export const AUDIT_RETENTION_DAYS = 365;
+
+/**
+ * The audit log's retention row: entries older than the cutoff, by `at` (indexed), deleted in
+ * batches through the storage writer. Entries are written on the API connection (never the
+ * writer), but deleting old ones may go through it: a lost prune batch loses nothing.
+ */
+export function registerAuditRetention(
+  retention: RetentionRegistry,
+  db: DB,
+  writer: StorageWriter,
+): void {
+  retention.register({
+    table: 'audit_log',
+    defaultDays: AUDIT_RETENTION_DAYS,
+    size: () => tableBytes(db, ['audit_log']),
+    prune: pruneByTime(db, writer, { namespace: 'audit', table: 'audit_log', time: 'at' }),
+  });
 }

@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       captureIdleSeconds: 60,
       networkMode: 'dry-run',
       rootHelperSocket: '/run/netmon-appliance/root-helper.sock',
+      retentionIntervalSeconds: 3600,
     });
   });
 

@@ -52,6 +52,7 @@ export const ConfigSchema = Type.Object({
   captureIdleSeconds: Type.Optional(Type.Integer({ minimum: 5, maximum: 86400 })),
   networkMode: Type.Optional(Type.Union([Type.Literal('apply'), Type.Literal('dry-run')])),
   rootHelperSocket: Type.Optional(Type.String({ pattern: '^/[^\\x00]*$', maxLength: 107 })),
+  retentionIntervalSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 86400 })),
 });
 export type ApplianceConfig = Static<typeof ConfigSchema>;
 
@@ -274,6 +275,14 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'string',
     default: ROOT_HELPER_DEFAULT_SOCKET,
     help: "The root helper's Unix socket (absolute path), used in apply mode",
+  },
+  {
+    key: 'retentionIntervalSeconds',
+    env: 'APPLIANCE_RETENTION_INTERVAL_S',
+    flag: '--retention-interval-s',
+    kind: 'integer',
+    default: '3600',
+    help: 'How often the retention pruner runs (the first run falls at a random point of the first interval)',
   },
 ];
 

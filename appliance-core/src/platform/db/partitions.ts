@@ -461,6 +461,15 @@ export class PartitionedTable {
     return (this.settings() as PartitionSettings).jobId;
   }
 
+  /** Stores a new retention in days (the retention policy, platform/db/retention.ts). */
+  setRetentionDays(days: number, now: number): void {
+    this.db
+      .prepare(
+        'UPDATE partitioned_tables SET retention_days = ?, updated_at = ? WHERE table_name = ?',
+      )
+      .run(days, now, this.name);
+  }
+
   /** Registers maintenance defaults (stored once: later changes come from the routes). */
   setMaintenance(maintenance: PartitionMaintenance): void {
     this.maintenance = maintenance;

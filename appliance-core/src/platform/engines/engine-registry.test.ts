@@ -32,6 +32,19 @@ function recorder() {
 }
 
 describe('EngineRegistry', () => {
+  it('keeps an engine stopped at boot when autoStart says so; shared resources always start', async () => {
+    const { log, engine } = recorder();
+    const registry = new EngineRegistry(() => 1000);
+    registry.register({ ...engine('writer'), shared: true });
+    registry.register(engine('pollers'));
+    registry.register(engine('syslog'));
+    await registry.startAll((name) => name !== 'syslog' && name !== 'writer');
+    expect(log).toEqual(['start writer', 'start pollers']);
+    expect(registry.status('syslog').state).toBe('stopped');
+    await registry.start('syslog');
+    expect(registry.status('syslog').state).toBe('running');
+  });
+
   it('starts in registration order and stops in reverse, shared resources included', async () => {
     const { log, engine } = recorder();
     const registry = new EngineRegistry(() => 1000);

@@ -87,10 +87,15 @@ export class EngineRegistry {
     return found;
   }
 
-  /** In registration order; the first failure stops the boot (rethrown). */
-  async startAll(): Promise<void> {
-    for (const entry of this.entries.values())
+  /**
+   * In registration order; the first failure stops the boot (rethrown). `autoStart` may keep an
+   * engine stopped at boot (a daemon whose start_auto is off); shared resources always start.
+   */
+  async startAll(autoStart: (name: string) => boolean = () => true): Promise<void> {
+    for (const entry of this.entries.values()) {
+      if (!entry.shared && !autoStart(entry.engine.name)) continue;
       await this.run(entry, () => this.doStart(entry, true));
+    }
   }
 
   /** In reverse registration order; never throws (failures go to onStopError). */

@@ -35,6 +35,11 @@ export const REDACT_PATHS = [
   // The OS upgrader's one-time token (features/upgrader), should it ever be logged as a field.
   'token',
   '*.*.token',
+  // Daemon variables (features/maintenance/daemons.*): a config body logged whole, and the
+  // catalogue's secret variables by name.
+  'config[*].value',
+  '*.config[*].value',
+  '*.proxy_password',
 ];
 
 export function createLogger(level: string): Logger {

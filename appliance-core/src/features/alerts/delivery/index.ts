@@ -21,3 +21,4 @@ export { recipientsOf, WEBHOOK_METHODS } from './outlet-request.rules.js';
 export { attemptsOf, deliveriesOfOccurrence, findDelivery } from './delivery.repository.js';
 export { type SmtpRelay } from './mail.service.js';
 export { createAlertDelivery, type AlertDelivery } from './delivery.service.js';
+export { DELIVERY_RETENTION_DAYS, registerDeliveryRetention } from './delivery.writes.js';
