@@ -50,6 +50,7 @@ import {
 } from './alerts-api.js';
 import { AlertsNav, Gate, SEVERITY_COLORS, toastError, toastOk, useConfirm } from './alerts-ui.js';
 import { JsonParams, ParamForm } from './param-form.js';
+import { RouterConfigForm } from './router-config-form.js';
 
 type Scope = 'global' | 'device' | 'tag';
 
@@ -59,12 +60,14 @@ export function AlertsTable({
   onEdit,
   onToggle,
   onDelete,
+  onRouter,
 }: {
   alerts: AlertRow[];
   classes: AlertClass[];
   onEdit: (a: AlertRow) => void;
   onToggle: (a: AlertRow) => void;
   onDelete: (a: AlertRow) => void;
+  onRouter?: (a: AlertRow) => void;
 }) {
   if (alerts.length === 0)
     return (
@@ -84,7 +87,7 @@ export function AlertsTable({
           <Table.Th>Scope</Table.Th>
           <Table.Th>Last evaluated</Table.Th>
           <Table.Th>Enabled</Table.Th>
-          <Table.Th w={90} />
+          <Table.Th w={120} />
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
@@ -129,6 +132,15 @@ export function AlertsTable({
                 <ActionIcon variant="subtle" aria-label={`Edit ${a.label}`} onClick={() => onEdit(a)}>
                   ✎
                 </ActionIcon>
+                {onRouter ? (
+                  <ActionIcon
+                    variant="subtle"
+                    aria-label={`Router configuration of ${a.label}`}
+                    onClick={() => onRouter(a)}
+                  >
+                    ⚙
+                  </ActionIcon>
+                ) : null}
                 <ActionIcon
                   variant="subtle"
                   color="red"
@@ -386,6 +398,7 @@ function AlertsContent() {
   const alerts = useQuery(alertsQuery);
   const classes = useQuery(classesQuery);
   const [editing, setEditing] = useState<AlertRow | 'new' | null>(null);
+  const [routerOf, setRouterOf] = useState<AlertRow | null>(null);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: alertKeys.list });
   const confirm = useConfirm(() => {
     toastOk('Alert deleted.');
@@ -417,6 +430,7 @@ function AlertsContent() {
           classes={classes.data ?? []}
           onEdit={(a) => setEditing(a)}
           onToggle={(a) => toggle.mutate(a)}
+          onRouter={(a) => setRouterOf(a)}
           onDelete={(a) =>
             confirm.ask({
               title: 'Delete an alert',
@@ -439,6 +453,16 @@ function AlertsContent() {
             classes={classes.data}
             onClose={() => setEditing(null)}
           />
+        ) : null}
+      </Modal>
+      <Modal
+        opened={routerOf !== null}
+        onClose={() => setRouterOf(null)}
+        title={`Router configuration of ${routerOf?.label ?? ''}`}
+        size="lg"
+      >
+        {routerOf ? (
+          <RouterConfigForm source="modern" id={routerOf.id} onClose={() => setRouterOf(null)} />
         ) : null}
       </Modal>
       {confirm.dialog}
