@@ -5,7 +5,7 @@ import type { Permission } from '../lib/caller.js';
 export interface PageEntry {
   path: string;
   label: string;
-  group: 'Monitor' | 'Logs' | 'Tools' | 'Inventory' | 'Administration' | 'Desktop';
+  group: 'Monitor' | 'Logs' | 'Tools' | 'Inventory' | 'Administration' | 'Desktop' | 'Alerting';
   /** Shown when the caller holds any of these (none = everyone). */
   anyOf?: Permission[];
   /** `g <key>` jumps here. */
@@ -75,6 +75,49 @@ export const PAGES: PageEntry[] = [
     group: 'Administration',
     anyOf: ['system'],
     icon: '◫',
+  },
+  { path: '/alerts', label: 'Alerts', group: 'Alerting', anyOf: ['alerts'], key: 'n', icon: '⚑' },
+  {
+    path: '/alerts/history',
+    label: 'Alert history',
+    group: 'Alerting',
+    anyOf: ['alerts'],
+    icon: '☰',
+  },
+  {
+    path: '/alerts/outlets',
+    label: 'Outlets and routing',
+    group: 'Alerting',
+    anyOf: ['alerts'],
+    icon: '➚',
+  },
+  {
+    path: '/alerts/templates',
+    label: 'Alert classes and templates',
+    group: 'Alerting',
+    anyOf: ['alerts'],
+    icon: '✉',
+  },
+  {
+    path: '/alerts/windows',
+    label: 'Maintenance windows',
+    group: 'Alerting',
+    anyOf: ['alerts'],
+    icon: '◷',
+  },
+  {
+    path: '/alerts/legacy',
+    label: 'Legacy alerts',
+    group: 'Alerting',
+    anyOf: ['alerts'],
+    icon: '⚐',
+  },
+  {
+    path: '/mail-relay',
+    label: 'Mail relay',
+    group: 'Administration',
+    anyOf: ['system'],
+    icon: '✆',
   },
 ];
 

@@ -410,7 +410,8 @@ export function notificationStatus(n: {
   suppressed_by: string | null;
 }): { label: string; color: string } {
   if (n.suppressed_by) return { label: `suppressed: ${n.suppressed_by}`, color: 'gray' };
-  if (n.delivery_id !== null) return { label: `queued as delivery #${n.delivery_id}`, color: 'teal' };
+  if (n.delivery_id !== null)
+    return { label: `queued as delivery #${n.delivery_id}`, color: 'teal' };
   return { label: 'not queued', color: 'yellow' };
 }
 

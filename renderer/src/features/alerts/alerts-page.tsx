@@ -72,8 +72,8 @@ export function AlertsTable({
   if (alerts.length === 0)
     return (
       <EmptyState title="No alerts yet">
-        An alert counts matching syslog lines, Windows events or IDS events and notifies through
-        the routing rules' outlets.
+        An alert counts matching syslog lines, Windows events or IDS events and notifies through the
+        routing rules' outlets.
       </EmptyState>
     );
   const classLabel = (name: string) => classes.find((c) => c.name === name)?.label ?? name;
@@ -129,7 +129,11 @@ export function AlertsTable({
             </Table.Td>
             <Table.Td>
               <Group gap={4} wrap="nowrap">
-                <ActionIcon variant="subtle" aria-label={`Edit ${a.label}`} onClick={() => onEdit(a)}>
+                <ActionIcon
+                  variant="subtle"
+                  aria-label={`Edit ${a.label}`}
+                  onClick={() => onEdit(a)}
+                >
                   ✎
                 </ActionIcon>
                 {onRouter ? (

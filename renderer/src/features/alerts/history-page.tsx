@@ -60,7 +60,9 @@ export function HistoryTable({ rows }: { rows: HistoryRow[] }) {
                 {r.source} · {r.alert_class}
               </Text>
             </Table.Td>
-            <Table.Td>{r.device_label ?? (r.device_id === null ? '–' : `#${r.device_id}`)}</Table.Td>
+            <Table.Td>
+              {r.device_label ?? (r.device_id === null ? '–' : `#${r.device_id}`)}
+            </Table.Td>
             <Table.Td>{r.match_count}</Table.Td>
             <Table.Td className="console-mono" style={{ maxWidth: 360, wordBreak: 'break-word' }}>
               {r.message ?? ''}

@@ -111,8 +111,8 @@ export function FlapControlPanel() {
         Flap control
       </Title>
       <Text size="sm" c="dimmed" mb="xs">
-        A legacy alert that changes state too often is held back until it has been stable, then
-        one &quot;stable after flapping&quot; notice is sent.
+        A legacy alert that changes state too often is held back until it has been stable, then one
+        &quot;stable after flapping&quot; notice is sent.
       </Text>
       {flap.isError ? (
         <ErrorNotice error={flap.error} onRetry={() => void flap.refetch()} />
@@ -204,8 +204,8 @@ function LegacyContent() {
           <RowsSkeleton rows={4} />
         ) : legacy.data.length === 0 ? (
           <EmptyState title="No legacy alerts">
-            Turning on an interface's link-state alert or a device's down alert (on the device
-            page) adds one here.
+            Turning on an interface's link-state alert or a device's down alert (on the device page)
+            adds one here.
           </EmptyState>
         ) : (
           <Table aria-label="Legacy alerts" highlightOnHover>

@@ -105,13 +105,7 @@ function Refusal({ text }: { text: string | null }) {
   ) : null;
 }
 
-export function OutletForm({
-  outlet,
-  onClose,
-}: {
-  outlet: Outlet | null;
-  onClose: () => void;
-}) {
+export function OutletForm({ outlet, onClose }: { outlet: Outlet | null; onClose: () => void }) {
   const queryClient = useQueryClient();
   const templates = useQuery(outletTemplatesQuery);
   const emailTemplates = useQuery(templatesQuery);
@@ -156,9 +150,10 @@ export function OutletForm({
             label="Type"
             disabled={outlet !== null}
             allowDeselect={false}
-            data={(outlet?.type === 'o365' ? [...OUTLET_TYPES, 'o365'] : OUTLET_TYPES).map(
-              (t) => ({ value: t, label: TYPE_LABELS[t] ?? t }),
-            )}
+            data={(outlet?.type === 'o365' ? [...OUTLET_TYPES, 'o365'] : OUTLET_TYPES).map((t) => ({
+              value: t,
+              label: TYPE_LABELS[t] ?? t,
+            }))}
             value={d.type}
             onChange={(v) => v && set({ type: v })}
           />
@@ -296,8 +291,8 @@ function OutletsTab() {
         <RowsSkeleton rows={4} />
       ) : outlets.data.length === 0 ? (
         <EmptyState title="No outlets yet">
-          An outlet is where notifications go: email through the mail relay, a webhook, Slack,
-          Teams or Discord. A routing rule then sends alerts to it.
+          An outlet is where notifications go: email through the mail relay, a webhook, Slack, Teams
+          or Discord. A routing rule then sends alerts to it.
         </EmptyState>
       ) : (
         <Table aria-label="Outlets" highlightOnHover>
@@ -389,7 +384,10 @@ function OutletsTab() {
         size="lg"
       >
         {editing !== null ? (
-          <OutletForm outlet={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />
+          <OutletForm
+            outlet={editing === 'new' ? null : editing}
+            onClose={() => setEditing(null)}
+          />
         ) : null}
       </Modal>
       {confirm.dialog}
@@ -625,7 +623,8 @@ function RuleForm({ rule, onClose }: { rule: RoutingRule | null; onClose: () => 
       onSubmit={(e) => {
         e.preventDefault();
         if (d.label.trim() === '') return r.setErrors({ label: 'A label is required' });
-        if (d.outlet_ids.length === 0) return r.setErrors({ outlet_ids: 'Pick at least one outlet' });
+        if (d.outlet_ids.length === 0)
+          return r.setErrors({ outlet_ids: 'Pick at least one outlet' });
         r.reset();
         save.mutate();
       }}
@@ -747,8 +746,10 @@ function RulesTab() {
                 <Table.Td>
                   <Text size="sm">
                     {count(rule.alert_ids.length + rule.legacy_alert_ids.length, 'alerts')},{' '}
-                    {rule.severities.length ? `severity ${rule.severities.join('/')}` : 'any severity'},{' '}
-                    {count(rule.device_ids.length, 'devices')},{' '}
+                    {rule.severities.length
+                      ? `severity ${rule.severities.join('/')}`
+                      : 'any severity'}
+                    , {count(rule.device_ids.length, 'devices')},{' '}
                     {rule.tag_slugs.length ? `tags ${rule.tag_slugs.join(', ')}` : 'any tag'}
                     {rule.maintenance_window_ids.length
                       ? `; ${rule.maintenance_window_ids.length} maintenance windows`
@@ -829,4 +830,3 @@ export function Page() {
     </Gate>
   );
 }
-

@@ -2,7 +2,15 @@
  * The parameter form of an alert, rendered from its class's parameter schema
  * (`GET /api/alert-classes`); a class without a usable schema (unknown classes) gets a JSON editor.
  */
-import { Checkbox, JsonInput, NumberInput, Select, Stack, TextInput, Textarea } from '@mantine/core';
+import {
+  Checkbox,
+  JsonInput,
+  NumberInput,
+  Select,
+  Stack,
+  TextInput,
+  Textarea,
+} from '@mantine/core';
 
 import type { ParamDraft, ParamField } from './alert-model.js';
 

@@ -188,7 +188,10 @@ function TemplatesContent() {
   const tClasses = templateClasses.data ?? [];
   return (
     <Stack gap="sm">
-      <PageHeader title="Classes and templates" subtitle="What alerts can watch, and what they say" />
+      <PageHeader
+        title="Classes and templates"
+        subtitle="What alerts can watch, and what they say"
+      />
       <AlertsNav />
       <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="sm">
         <Paper withBorder p="sm">
