@@ -1,0 +1,283 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  describeWindow,
+  formErrors,
+  nextBeforeId,
+  notificationStatus,
+  outletBody,
+  outletDraft,
+  paramDraft,
+  paramFields,
+  paramsFromDraft,
+  parseJsonParams,
+  windowBody,
+  windowDraftOf,
+  windowFields,
+  type WindowDraft,
+} from './alert-model.js';
+
+/** The parameter schemas the appliance seeds (0014_alerting.sql), read from the migration itself. */
+function seededSchema(cls: string): Record<string, unknown>[] {
+  const sql = fs.readFileSync(
+    new URL(
+      '../../../../appliance-core/src/platform/db/migrations/0014_alerting.sql',
+      import.meta.url,
+    ),
+    'utf8',
+  );
+  const at = sql.indexOf(`('${cls}',`);
+  const json = /'(\[\{"name".*?\}\])'/s.exec(sql.slice(at))![1]!;
+  return JSON.parse(json) as Record<string, unknown>[];
+}
+
+describe('class parameter form', () => {
+  const syslog = paramFields(seededSchema('syslog_log'))!;
+
+  it("builds the syslog_log form from the class's own schema", () => {
+    expect(syslog.map((f) => [f.name, f.type])).toEqual([
+      ['facility', 'select'],
+      ['severity_ceiling', 'select'],
+      ['contains', 'string[]'],
+      ['combine_op', 'select'],
+      ['invert', 'boolean'],
+      ['occurrences_min', 'number'],
+      ['lookback_minutes', 'number'],
+    ]);
+    expect(syslog.find((f) => f.name === 'lookback_minutes')).toMatchObject({ min: 1, max: 10080 });
+    expect(paramFields(seededSchema('event_log'))!.map((f) => f.type)).toContain('number[]');
+  });
+
+  it('round-trips stored parameters, keeping option and list types', () => {
+    const stored = {
+      facility: 4,
+      severity_ceiling: null,
+      contains: ['link down', 'ge-0/0/1'],
+      combine_op: 'OR',
+      invert: false,
+      occurrences_min: 3,
+      lookback_minutes: 15,
+    };
+    const draft = paramDraft(syslog, stored);
+    expect(draft.contains).toBe('link down\nge-0/0/1');
+    expect(draft.facility).toBe('4');
+    expect(paramsFromDraft(syslog, draft)).toEqual({ parameters: stored });
+  });
+
+  it('fills defaults for a new alert and refuses out-of-range numbers', () => {
+    const draft = paramDraft(syslog, {});
+    expect(draft).toMatchObject({ combine_op: 'AND', occurrences_min: '1', lookback_minutes: '5' });
+    expect(paramsFromDraft(syslog, { ...draft, lookback_minutes: '10081' })).toEqual({
+      errors: { lookback_minutes: 'At most 10080' },
+    });
+    expect(paramsFromDraft(syslog, { ...draft, occurrences_min: '0' })).toEqual({
+      errors: { occurrences_min: 'At least 1' },
+    });
+    expect(paramsFromDraft(syslog, { ...draft, occurrences_min: '' })).toEqual({
+      errors: { occurrences_min: 'Occurrences at least is required' },
+    });
+    const events = paramFields(seededSchema('event_log'))!;
+    const e = paramDraft(events, {});
+    expect(paramsFromDraft(events, { ...e, event_ids: '4625, 4740' })).toMatchObject({
+      parameters: { event_ids: [4625, 4740] },
+    });
+    expect(paramsFromDraft(events, { ...e, event_ids: '46x' })).toEqual({
+      errors: { event_ids: 'Whole numbers, comma separated' },
+    });
+  });
+
+  it('gives unknown classes (no schema, or a type it cannot draw) the JSON editor', () => {
+    expect(paramFields([])).toBeNull();
+    expect(paramFields(undefined)).toBeNull();
+    expect(paramFields([{ name: 'x', type: 'regex' }])).toBeNull();
+    expect(parseJsonParams('{"anything": [1, 2]}')).toEqual({ anything: [1, 2] });
+    expect(parseJsonParams('')).toEqual({});
+    expect(parseJsonParams('[1]')).toBe('The parameters must be a JSON object');
+    expect(parseJsonParams('{')).toMatch(/^Not valid JSON/);
+  });
+});
+
+describe('maintenance window form', () => {
+  const base: WindowDraft = {
+    label: 'Patch night',
+    recurrence_unit: 'day',
+    maintenance_duration: 90,
+    schedule_hour: 2,
+    schedule_week: 3,
+    schedule_day: 15,
+    schedule_month: 2,
+  };
+
+  it('uses the hour always, the weekday for week/dawom, the date for month, nth for dawom', () => {
+    expect(windowFields('day')).toEqual({ week: false, day: false, month: false });
+    expect(windowFields('week')).toEqual({ week: true, day: false, month: false });
+    expect(windowFields('month')).toEqual({ week: false, day: true, month: false });
+    expect(windowFields('dawom')).toEqual({ week: true, day: false, month: true });
+  });
+
+  it('sends null for the fields the unit does not use', () => {
+    expect(windowBody(base)).toEqual({
+      body: {
+        label: 'Patch night',
+        recurrence_unit: 'day',
+        maintenance_duration: 90,
+        schedule_hour: 2,
+        schedule_week: null,
+        schedule_day: null,
+        schedule_month: null,
+      },
+    });
+    expect(windowBody({ ...base, recurrence_unit: 'dawom' })).toMatchObject({
+      body: { schedule_week: 3, schedule_day: null, schedule_month: 2 },
+    });
+    expect(windowBody({ ...base, recurrence_unit: 'month', id: 7 })).toMatchObject({
+      body: { id: 7, schedule_week: null, schedule_day: 15, schedule_month: null },
+    });
+  });
+
+  it('refuses what the API would refuse, per field', () => {
+    expect(
+      windowBody({
+        ...base,
+        recurrence_unit: 'dawom',
+        label: ' ',
+        schedule_hour: 24,
+        schedule_week: null,
+        schedule_month: 6,
+        maintenance_duration: 0,
+      }),
+    ).toEqual({
+      errors: {
+        label: 'A label is required',
+        maintenance_duration: 'Minutes, 1 to 44640 (31 days)',
+        schedule_hour: 'An hour from 0 to 23',
+        schedule_week: 'Pick a weekday',
+        schedule_month: 'Pick which weekday of the month',
+      },
+    });
+    expect(windowBody({ ...base, recurrence_unit: 'month', schedule_day: 32 })).toEqual({
+      errors: { schedule_day: 'A day of the month, 1 to 31' },
+    });
+    expect(windowBody({ ...base, schedule_hour: 1.5 })).toEqual({
+      errors: { schedule_hour: 'An hour from 0 to 23' },
+    });
+  });
+
+  it('reads the short shape (Sunday = 0, 5 = the last)', () => {
+    const short = {
+      id: 4,
+      label: 'L',
+      hour: 3,
+      day: 0,
+      date: null,
+      month: 5,
+      unit: 'dawom',
+      duration: 60,
+    };
+    expect(describeWindow(short)).toBe('The last Sunday of every month at 03:00 for 60 min');
+    expect(windowDraftOf(short)).toMatchObject({
+      id: 4,
+      recurrence_unit: 'dawom',
+      schedule_week: 0,
+      schedule_month: 5,
+      schedule_hour: 3,
+    });
+    expect(describeWindow({ ...short, unit: 'week', day: 6 })).toBe(
+      'Every Saturday at 03:00 for 60 min',
+    );
+  });
+});
+
+describe('outlet form', () => {
+  const stored = {
+    name: 'ops hook',
+    type: 'webhook',
+    enabled: true,
+    rate_limit_per_min: 10,
+    template_id: null,
+    email_template_id: null,
+    config: {
+      url: 'https://hooks.example.test/x',
+      headers: { 'X-Team': 'ops' },
+      authorization_header: { __encrypted__: true },
+    },
+  };
+
+  it('keeps a masked authorization header by sending the sentinel back', () => {
+    const d = outletDraft(stored);
+    expect(d.authorizationStored).toBe(true);
+    expect(d.authorization_header).toBe('');
+    expect(d.headers).toBe('X-Team: ops');
+    const built = outletBody(d);
+    expect(built).toMatchObject({
+      body: {
+        config: {
+          url: 'https://hooks.example.test/x',
+          headers: { 'X-Team': 'ops' },
+          authorization_header: { __encrypted__: true },
+        },
+        rate_limit_per_min: 10,
+      },
+    });
+  });
+
+  it('replaces it when a new value is typed, and sends none when none is stored', () => {
+    const typed = outletBody({ ...outletDraft(stored), authorization_header: 'Bearer new' });
+    expect(typed).toMatchObject({ body: { config: { authorization_header: 'Bearer new' } } });
+    const fresh = outletBody({ ...outletDraft(), name: 'n', url: 'https://h.example.test/' });
+    expect('body' in fresh && 'authorization_header' in fresh.body.config).toBe(false);
+  });
+
+  it('checks recipients, URL, headers and the rate limit before sending', () => {
+    expect(outletBody({ ...outletDraft(), type: 'email', name: 'mail', emails: ' ' })).toEqual({
+      errors: { emails: 'At least one recipient' },
+    });
+    expect(
+      outletBody({ ...outletDraft(), type: 'email', name: 'm', emails: 'a@x.test\nb@x.test' }),
+    ).toMatchObject({ body: { config: { emails: ['a@x.test', 'b@x.test'] } } });
+    expect(
+      outletBody({ ...outletDraft(stored), headers: 'no colon here', rate_limit_per_min: 0 }),
+    ).toEqual({
+      errors: {
+        rate_limit_per_min: 'At least 1, or empty for none',
+        headers: 'Not a header line: no colon here',
+      },
+    });
+    expect(outletBody({ ...outletDraft(stored), rate_limit_per_min: '' })).toMatchObject({
+      body: { rate_limit_per_min: null },
+    });
+  });
+});
+
+describe('history and errors', () => {
+  it('reads a notification as queued, suppressed or not queued', () => {
+    expect(notificationStatus({ delivery_id: 12, suppressed_by: null }).label).toBe(
+      'queued as delivery #12',
+    );
+    expect(
+      notificationStatus({ delivery_id: null, suppressed_by: 'maintenance window 3' }).label,
+    ).toBe('suppressed: maintenance window 3');
+    expect(notificationStatus({ delivery_id: null, suppressed_by: null }).label).toBe('not queued');
+  });
+
+  it('pages by the smallest id of a full page', () => {
+    expect(nextBeforeId([{ id: 9 }, { id: 7 }, { id: 8 }], 3)).toBe(7);
+    expect(nextBeforeId([{ id: 9 }], 3)).toBeNull();
+  });
+
+  it("maps the API's field errors onto the form's fields", () => {
+    expect(
+      formErrors({
+        label: ['The label field is required.'],
+        'parameters.lookback_minutes': [
+          'The lookback minutes must be a whole number from 1 to 10080.',
+        ],
+        'config.url': ['The url field is required.'],
+      }),
+    ).toEqual({
+      label: 'The label field is required.',
+      lookback_minutes: 'The lookback minutes must be a whole number from 1 to 10080.',
+      url: 'The url field is required.',
+    });
+  });
+});
