@@ -218,7 +218,10 @@ describe.runIf(enabled)('alerting pages in Chromium', { timeout: 180_000 }, () =
     expect(delivered.body).toContain(`${RUN} link down`);
     expect(delivered.headers.authorization).toBe(HEADER_CANARY);
 
-    await page.getByRole('tab', { name: 'History' }).click();
+    await page
+      .getByRole('navigation', { name: 'Alerting pages' })
+      .getByRole('link', { name: 'History' })
+      .click();
     await page.getByRole('heading', { name: 'Alert history' }).waitFor();
     const row = page
       .getByTestId('history-row')

@@ -2,11 +2,11 @@
  * Pieces the alerting pages share: the permission gate, the confirmation dialog for deletes and
  * restores, the sub-navigation between the alerting pages, and toasts with the API's words.
  */
-import { Button, Group, Modal, Stack, Tabs, Text } from '@mantine/core';
+import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
-import { useLocation, useNavigate } from 'react-router';
+import { Link, useLocation } from 'react-router';
 
 import { EmptyState, errorText, RowsSkeleton } from '../../components/ui/feedback.js';
 import { PageHeader } from '../../components/ui/page-header.js';
@@ -28,22 +28,24 @@ export const ALERT_PAGES = [
 
 export function AlertsNav() {
   const location = useLocation();
-  const navigate = useNavigate();
   return (
-    <Tabs
-      value={location.pathname}
-      onChange={(v) => v && void navigate(v)}
-      mb="sm"
-      keepMounted={false}
-    >
-      <Tabs.List aria-label="Alerting pages">
-        {ALERT_PAGES.map((p) => (
-          <Tabs.Tab key={p.path} value={p.path}>
+    <Group gap={4} mb="sm" component="nav" aria-label="Alerting pages" wrap="wrap">
+      {ALERT_PAGES.map((p) => {
+        const current = location.pathname === p.path;
+        return (
+          <Button
+            key={p.path}
+            component={Link}
+            to={p.path}
+            size="xs"
+            variant={current ? 'light' : 'subtle'}
+            aria-current={current ? 'page' : undefined}
+          >
             {p.label}
-          </Tabs.Tab>
-        ))}
-      </Tabs.List>
-    </Tabs>
+          </Button>
+        );
+      })}
+    </Group>
   );
 }
 

@@ -84,7 +84,7 @@ export function HistoryTable({ rows }: { rows: HistoryRow[] }) {
                   return (
                     <Group key={i} gap={4} wrap="nowrap" data-testid="notification">
                       <Text size="sm">{n.outlet_name}</Text>
-                      <Badge size="xs" variant="light" color={s.color}>
+                      <Badge size="sm" variant="dot" color={s.color}>
                         {s.label}
                       </Badge>
                       <Text size="xs" c="dimmed">
