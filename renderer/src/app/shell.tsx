@@ -195,10 +195,18 @@ export function Shell() {
                   {visible
                     .filter((p) => p.group === group)
                     .map((p) => {
+                      // The deepest page whose path the location starts with is the active one
+                      // (on /alerts/history, "Alert history" and not also "Alerts").
                       const active =
                         p.path === '/'
                           ? location.pathname === '/'
-                          : location.pathname.startsWith(p.path);
+                          : location.pathname.startsWith(p.path) &&
+                            !visible.some(
+                              (q) =>
+                                q.path.length > p.path.length &&
+                                q.path.startsWith(`${p.path}/`) &&
+                                location.pathname.startsWith(q.path),
+                            );
                       return (
                         <Tooltip
                           key={p.path}

@@ -84,9 +84,12 @@ export function HistoryTable({ rows }: { rows: HistoryRow[] }) {
                   return (
                     <Group key={i} gap={4} wrap="nowrap" data-testid="notification">
                       <Text size="sm">{n.outlet_name}</Text>
-                      <Badge size="sm" variant="dot" color={s.color}>
+                      <Text size="xs">
+                        <Text span c={s.color} aria-hidden="true">
+                          ●{' '}
+                        </Text>
                         {s.label}
-                      </Badge>
+                      </Text>
                       <Text size="xs" c="dimmed">
                         {formatTime(n.queued_at)}
                       </Text>

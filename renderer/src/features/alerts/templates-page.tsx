@@ -6,7 +6,6 @@
  */
 import {
   Alert,
-  Badge,
   Button,
   Code,
   Group,
@@ -245,9 +244,7 @@ function TemplatesContent() {
                           {t.description ?? ''}
                         </Text>
                       </Table.Td>
-                      <Table.Td>
-                        {t.class ? <Badge variant="outline">{t.class}</Badge> : null}
-                      </Table.Td>
+                      <Table.Td>{t.class ? <Code>{t.class}</Code> : null}</Table.Td>
                       <Table.Td>
                         <Group gap={4} justify="flex-end" wrap="nowrap">
                           <Button size="xs" variant="default" onClick={() => setEditing(t)}>
