@@ -333,6 +333,11 @@ describe('history ledger', () => {
           delivery_id: 17,
           suppressed_by: null,
           queued_at: '2026-12-04T10:00:01+00:00',
+          status: 'failed',
+          attempts: 5,
+          error: 'HTTP 500',
+          rate_delay_ms: 0,
+          sent_at: null,
         },
         {
           outlet_id: 2,
@@ -340,11 +345,16 @@ describe('history ledger', () => {
           delivery_id: null,
           suppressed_by: 'maintenance window Patch',
           queued_at: '2026-12-04T10:00:01+00:00',
+          status: null,
+          attempts: null,
+          error: null,
+          rate_delay_ms: null,
+          sent_at: null,
         },
       ],
     };
     const { container } = wrap(<HistoryTable rows={[row]} />);
-    expect(screen.getByText('queued as delivery #17')).toBeTruthy();
+    expect(screen.getByText('failed after 5 attempts: HTTP 500')).toBeTruthy();
     expect(screen.getByText('suppressed: maintenance window Patch')).toBeTruthy();
     expect(screen.getByText('<img src=x> link down')).toBeTruthy();
     expect(container.querySelector('img')).toBeNull();

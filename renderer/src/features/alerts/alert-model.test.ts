@@ -258,6 +258,23 @@ describe('history and errors', () => {
       notificationStatus({ delivery_id: null, suppressed_by: 'maintenance window 3' }).label,
     ).toBe('suppressed: maintenance window 3');
     expect(notificationStatus({ delivery_id: null, suppressed_by: null }).label).toBe('not queued');
+    const d = { delivery_id: 4, suppressed_by: null };
+    expect(notificationStatus({ ...d, status: 'sent', attempts: 1, rate_delay_ms: 0 }).label).toBe(
+      'sent',
+    );
+    expect(
+      notificationStatus({ ...d, status: 'sent', attempts: 2, rate_delay_ms: 42_000 }).label,
+    ).toBe('sent after 2 attempts, held 42 s by the rate limit');
+    expect(notificationStatus({ ...d, status: 'failed', attempts: 5, error: 'HTTP 500' })).toEqual({
+      label: 'failed after 5 attempts: HTTP 500',
+      color: 'red',
+    });
+    expect(
+      notificationStatus({ ...d, status: 'pending', attempts: 1, error: 'HTTP 503' }).label,
+    ).toBe('pending (attempt 2 next): HTTP 503');
+    expect(notificationStatus({ ...d, status: 'coalesced' }).label).toBe(
+      'coalesced into a summary notification',
+    );
   });
 
   it('pages by the smallest id of a full page', () => {

@@ -404,12 +404,40 @@ export function outletBody(d: OutletDraft):
 
 // --- history ------------------------------------------------------------------------------------
 
-/** How one queued notification reads in the ledger. */
+/** How one queued notification reads in the ledger (its delivery's status when known). */
 export function notificationStatus(n: {
   delivery_id: number | null;
   suppressed_by: string | null;
+  status?: string | null;
+  attempts?: number | null;
+  error?: string | null;
+  rate_delay_ms?: number | null;
 }): { label: string; color: string } {
+  const delay =
+    n.rate_delay_ms && n.rate_delay_ms > 0
+      ? `, held ${Math.round(n.rate_delay_ms / 1000)} s by the rate limit`
+      : '';
+  const tries = n.attempts && n.attempts > 1 ? ` after ${n.attempts} attempts` : '';
   if (n.suppressed_by) return { label: `suppressed: ${n.suppressed_by}`, color: 'gray' };
+  switch (n.status) {
+    case 'sent':
+      return { label: `sent${tries}${delay}`, color: 'teal' };
+    case 'failed':
+      return { label: `failed${tries}: ${n.error ?? 'no reason given'}${delay}`, color: 'red' };
+    case 'pending':
+      return {
+        label: `pending${n.attempts ? ` (attempt ${n.attempts + 1} next)` : ''}${n.error ? `: ${n.error}` : ''}${delay}`,
+        color: 'yellow',
+      };
+    case 'sending':
+      return { label: `sending${delay}`, color: 'yellow' };
+    case 'coalesced':
+      return { label: 'coalesced into a summary notification', color: 'gray' };
+    case 'suppressed':
+      return { label: 'suppressed', color: 'gray' };
+    default:
+      break;
+  }
   if (n.delivery_id !== null)
     return { label: `queued as delivery #${n.delivery_id}`, color: 'teal' };
   return { label: 'not queued', color: 'yellow' };
