@@ -232,6 +232,17 @@ describe.runIf(enabled)('alerting pages in Chromium', { timeout: 180_000 }, () =
       .poll(async () => row.getByTestId('notification').first().textContent(), { timeout: 20_000 })
       .toMatch(/ops hook.*sent/);
     await screenshot(page, 'alerts-history');
+    const alerts = await a.api('GET', '/api/alerts', undefined, token);
+    const ledger = await a.api(
+      'GET',
+      `/api/alerts/history?alert_id=${alerts.body[0].id}`,
+      undefined,
+      token,
+    );
+    expect(ledger.body[0].notifications).toEqual([
+      expect.objectContaining({ outlet_name: 'ops hook', status: 'sent', attempts: 1 }),
+    ]);
+    expect(JSON.stringify(ledger.body)).not.toContain('canary-hdr');
     expect(await page.content()).not.toContain('canary-hdr');
     await clean();
   });
