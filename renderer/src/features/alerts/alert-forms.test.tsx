@@ -33,7 +33,7 @@ beforeEach(() => {
       const call = {
         method: String(init?.method ?? 'GET'),
         url: String(url),
-        body: init?.body ? JSON.parse(String(init.body)) : undefined,
+        body: typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined,
       };
       calls.push(call);
       const a = answer(call);

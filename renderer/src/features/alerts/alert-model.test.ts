@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   describeWindow,
@@ -16,20 +15,17 @@ import {
   windowFields,
   type WindowDraft,
 } from './alert-model.js';
-
-/** The parameter schemas the appliance seeds (0014_alerting.sql), read from the migration itself. */
-function seededSchema(cls: string): Record<string, unknown>[] {
-  const sql = fs.readFileSync(
-    new URL(
-      '../../../../appliance-core/src/platform/db/migrations/0014_alerting.sql',
-      import.meta.url,
-    ),
-    'utf8',
-  );
-  const at = sql.indexOf(`('${cls}',`);
-  const json = /'(\[\{"name".*?\}\])'/s.exec(sql.slice(at))![1]!;
-  return JSON.parse(json) as Record<string, unknown>[];
-}
+/**
+ * The parameter schemas the appliance seeds for syslog_log and event_log (0014_alerting.sql, as
+ * `GET /api/alert-classes` returns them; the console may not import appliance-core).
+ */
+const SEEDED: Record<string, string> = {
+  syslog_log:
+    '[{"name":"facility","label":"Facility","type":"select","required":false,"default":null,"options":[{"value":0,"label":"kern"},{"value":1,"label":"user"},{"value":2,"label":"mail"},{"value":3,"label":"daemon"},{"value":4,"label":"auth"},{"value":5,"label":"syslog"},{"value":6,"label":"lpr"},{"value":7,"label":"news"},{"value":8,"label":"uucp"},{"value":9,"label":"cron"},{"value":10,"label":"authpriv"},{"value":11,"label":"ftp"},{"value":12,"label":"ntp"},{"value":13,"label":"security"},{"value":14,"label":"console"},{"value":15,"label":"solaris-cron"},{"value":16,"label":"local0"},{"value":17,"label":"local1"},{"value":18,"label":"local2"},{"value":19,"label":"local3"},{"value":20,"label":"local4"},{"value":21,"label":"local5"},{"value":22,"label":"local6"},{"value":23,"label":"local7"}]},{"name":"severity_ceiling","label":"Severity at most","type":"select","required":false,"default":null,"options":[{"value":0,"label":"emergency"},{"value":1,"label":"alert"},{"value":2,"label":"critical"},{"value":3,"label":"error"},{"value":4,"label":"warning"},{"value":5,"label":"notice"},{"value":6,"label":"informational"},{"value":7,"label":"debug"}]},{"name":"contains","label":"Message contains","type":"string[]","required":false,"default":[]},{"name":"combine_op","label":"Combine","type":"select","required":false,"default":"AND","options":[{"value":"AND","label":"all of them"},{"value":"OR","label":"any of them"}]},{"name":"invert","label":"Fire on absence","type":"boolean","required":false,"default":false},{"name":"occurrences_min","label":"Occurrences at least","type":"number","required":true,"default":1,"min":1},{"name":"lookback_minutes","label":"Lookback (minutes)","type":"number","required":true,"default":5,"min":1,"max":10080}]',
+  event_log:
+    '[{"name":"log","label":"Channel","type":"string","required":false,"default":null},{"name":"source","label":"Provider","type":"string","required":false,"default":null},{"name":"event_ids","label":"Event ids","type":"number[]","required":false,"default":[]},{"name":"severity_ceiling","label":"Severity at most","type":"select","required":false,"default":null,"options":[{"value":1,"label":"critical"},{"value":2,"label":"error"},{"value":3,"label":"warning"},{"value":4,"label":"level 4"},{"value":5,"label":"verbose"}]},{"name":"contains","label":"Message contains","type":"string[]","required":false,"default":[]},{"name":"combine_op","label":"Combine","type":"select","required":false,"default":"AND","options":[{"value":"AND","label":"all of them"},{"value":"OR","label":"any of them"}]},{"name":"invert","label":"Fire on absence","type":"boolean","required":false,"default":false},{"name":"occurrences_min","label":"Occurrences at least","type":"number","required":true,"default":1,"min":1},{"name":"lookback_minutes","label":"Lookback (minutes)","type":"number","required":true,"default":5,"min":1,"max":10080}]',
+};
+const seededSchema = (cls: string) => JSON.parse(SEEDED[cls]!) as Record<string, unknown>[];
 
 describe('class parameter form', () => {
   const syslog = paramFields(seededSchema('syslog_log'))!;

@@ -65,7 +65,11 @@ export function paramDraft(fields: ParamField[], stored: Record<string, unknown>
       draft[f.name] = Array.isArray(value) ? value.map(String).join('\n') : '';
     else if (f.type === 'number[]')
       draft[f.name] = Array.isArray(value) ? value.map(String).join(', ') : '';
-    else draft[f.name] = value === null || value === undefined ? '' : String(value);
+    else
+      draft[f.name] =
+        typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+          ? String(value)
+          : '';
   }
   return draft;
 }

@@ -185,7 +185,8 @@ export const saveFlap = (body: FlapControlBody) =>
 export const saveOutlet = (id: number | null, body: OutletBody) => {
   if (id === null) return api.post<Outlet>('/api/outlets', body);
   const { type: _type, ...rest } = body;
-  return api.put<Outlet>(`/api/outlets/${id}`, rest as OutletUpdateBody);
+  const update: OutletUpdateBody = rest;
+  return api.put<Outlet>(`/api/outlets/${id}`, update);
 };
 export const deleteOutlet = (id: number) => api.delete<unknown>(`/api/outlets/${id}`);
 export const sendTest = (id: number) => api.post<SendTestAnswer>(`/api/outlets/${id}/send-test`);
