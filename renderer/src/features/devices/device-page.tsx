@@ -9,6 +9,7 @@ import { useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 
 import { ErrorNotice, RowsSkeleton } from '../../components/ui/feedback.js';
+import { DeviceAlertingPanel } from '../alerts/device-alerting-panel.js';
 import { PageHeader } from '../../components/ui/page-header.js';
 import { StatusBadge } from '../../components/ui/status.js';
 import { WindowPicker } from '../../components/ui/window-picker.js';
@@ -106,6 +107,7 @@ export function Page() {
           {caller.can('write_devices') ? <Tabs.Tab value="trackers">Trackers</Tabs.Tab> : null}
           {caller.can('tools') ? <Tabs.Tab value="walk">SNMP walk</Tabs.Tab> : null}
           {caller.can('write_devices') ? <Tabs.Tab value="logs">Logs</Tabs.Tab> : null}
+          {caller.can('alerts') ? <Tabs.Tab value="alerting">Alerting</Tabs.Tab> : null}
         </Tabs.List>
         <Tabs.Panel value="charts" pt="sm">
           <Stack gap="sm">
@@ -142,6 +144,9 @@ export function Page() {
         </Tabs.Panel>
         <Tabs.Panel value="logs" pt="sm">
           <DeviceLogsPanel deviceId={id} />
+        </Tabs.Panel>
+        <Tabs.Panel value="alerting" pt="sm">
+          <DeviceAlertingPanel deviceId={id} />
         </Tabs.Panel>
       </Tabs>
       {editing ? <DeviceForm deviceId={id} onClose={() => setEditing(false)} /> : null}
