@@ -8,6 +8,7 @@
  *   notification;
  * - the maintenance-window form refusing a `dawom` window without its nth weekday, then saving;
  * - the mail relay form: the password saved, then shown as stored (masked), never in the page;
+ * - the device page's Alerting tab setting the device's parent (dependency-aware suppression);
  * - every alerting page in both themes: screenshot, no CSP violation, no serious axe violation.
  */
 import { execFileSync } from 'node:child_process';
@@ -317,6 +318,31 @@ describe.runIf(enabled)('alerting pages in Chromium', { timeout: 180_000 }, () =
     await page.getByTestId('relay-result').waitFor();
     const again = await a.api('POST', '/api/smtpSettings', { action: 'get' }, token);
     expect(again.body.smtp.authpass).toEqual({ __encrypted__: true });
+    await clean();
+  });
+
+  it("the device page's Alerting tab sets the device's parent", async () => {
+    const page = w.page;
+    const created = await a.api(
+      'POST',
+      '/api/device/set',
+      { ip_address: '127.0.3.7', label: 'behind-core', profile: 'dash_generic' },
+      token,
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const child = created.body.device.id as number;
+    await page.goto(`${a.url}/devices/${child}`);
+    await page.getByRole('tab', { name: 'Alerting' }).click();
+    await page.getByLabel('Parent device').click();
+    await page.getByRole('option', { name: /appliance \(loopback\)/ }).click();
+    await page.getByRole('button', { name: 'Save parent' }).click();
+    await expect
+      .poll(
+        async () => (await a.api('GET', `/api/alert-dependencies/${child}`, undefined, token)).body,
+      )
+      .toEqual({ device_id: child, parent_id: 1 });
+    await screenshot(page, 'device-alerting');
+    expect(await seriousAxe(page), 'axe on the Alerting tab').toEqual([]);
     await clean();
   });
 
