@@ -333,7 +333,7 @@ describe.runIf(enabled)('alerting pages in Chromium', { timeout: 180_000 }, () =
     const child = created.body.device.id as number;
     await page.goto(`${a.url}/devices/${child}`);
     await page.getByRole('tab', { name: 'Alerting' }).click();
-    await page.getByLabel('Parent device').click();
+    await page.getByLabel('Parent device').first().click();
     await page.getByRole('option', { name: /appliance \(loopback\)/ }).click();
     await page.getByRole('button', { name: 'Save parent' }).click();
     await expect
