@@ -129,3 +129,20 @@ if (isDesktop()) {
     { path: '/desktop/terminals', label: 'Terminals', group: 'Desktop', icon: '⌨' },
   );
 }
+
+/**
+ * Whether the navigation marks `path` active at `pathname`: the deepest of `pages` whose path the
+ * location starts with (on /alerts/history, "Alert history" and not also "Alerts").
+ */
+export function isActivePage(
+  path: string,
+  pathname: string,
+  pages: readonly { path: string }[],
+): boolean {
+  if (path === '/') return pathname === '/';
+  if (!pathname.startsWith(path)) return false;
+  return !pages.some(
+    (q) =>
+      q.path.length > path.length && q.path.startsWith(`${path}/`) && pathname.startsWith(q.path),
+  );
+}
