@@ -61,6 +61,7 @@ export function AlertsTable({
   onToggle,
   onDelete,
   onRouter,
+  deviceLabels,
 }: {
   alerts: AlertRow[];
   classes: AlertClass[];
@@ -68,6 +69,8 @@ export function AlertsTable({
   onToggle: (a: AlertRow) => void;
   onDelete: (a: AlertRow) => void;
   onRouter?: (a: AlertRow) => void;
+  /** Device labels by id, for device scopes. */
+  deviceLabels?: Map<string, string>;
 }) {
   if (alerts.length === 0)
     return (
@@ -114,7 +117,13 @@ export function AlertsTable({
                 {a.severity}
               </Badge>
             </Table.Td>
-            <Table.Td>{a.scope === 'global' ? 'all' : `${a.scope} ${a.scope_id ?? ''}`}</Table.Td>
+            <Table.Td>
+              {a.scope === 'global'
+                ? 'all devices'
+                : a.scope === 'device'
+                  ? `device ${deviceLabels?.get(a.scope_id ?? '') ?? `#${a.scope_id ?? '?'}`}`
+                  : `tag ${a.scope_id ?? '?'}`}
+            </Table.Td>
             <Table.Td>
               {a.last_evaluated_at
                 ? `${formatAgo(a.last_evaluated_at)} (${a.last_result_count ?? 0})`
@@ -401,6 +410,8 @@ function AlertsContent() {
   const queryClient = useQueryClient();
   const alerts = useQuery(alertsQuery);
   const classes = useQuery(classesQuery);
+  const devices = useQuery(devicesQuery());
+  const deviceLabels = new Map((devices.data ?? []).map((d) => [String(d.id), d.label]));
   const [editing, setEditing] = useState<AlertRow | 'new' | null>(null);
   const [routerOf, setRouterOf] = useState<AlertRow | null>(null);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: alertKeys.list });
@@ -435,6 +446,7 @@ function AlertsContent() {
           onEdit={(a) => setEditing(a)}
           onToggle={(a) => toggle.mutate(a)}
           onRouter={(a) => setRouterOf(a)}
+          deviceLabels={deviceLabels}
           onDelete={(a) =>
             confirm.ask({
               title: 'Delete an alert',

@@ -21,10 +21,12 @@ import {
 } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
 
 import { EmptyState, ErrorNotice, RowsSkeleton } from '../../components/ui/feedback.js';
 import { PageHeader } from '../../components/ui/page-header.js';
 import { ApiError } from '../../lib/api-error.js';
+import { devicesQuery } from '../../lib/devices-api.js';
 import { formatTime } from '../../lib/format.js';
 import { formErrors } from './alert-model.js';
 import {
@@ -184,6 +186,8 @@ export function FlapControlPanel() {
 function LegacyContent() {
   const queryClient = useQueryClient();
   const legacy = useQuery(legacyQuery);
+  const devices = useQuery(devicesQuery());
+  const deviceLabels = new Map((devices.data ?? []).map((d) => [d.id, d.label]));
   const [windowsOf, setWindowsOf] = useState<LegacyAlert | null>(null);
   const [routerOf, setRouterOf] = useState<LegacyAlert | null>(null);
   const confirm = useConfirm(() => {
@@ -235,7 +239,15 @@ function LegacyContent() {
                       {l.tracker_kind} tracker #{l.tracker_id}
                     </Text>
                   </Table.Td>
-                  <Table.Td>{l.device_id === null ? '–' : `#${l.device_id}`}</Table.Td>
+                  <Table.Td>
+                    {l.device_id === null ? (
+                      '–'
+                    ) : (
+                      <Link to={`/devices/${l.device_id}`}>
+                        {deviceLabels.get(l.device_id) ?? `#${l.device_id}`}
+                      </Link>
+                    )}
+                  </Table.Td>
                   <Table.Td>
                     <Badge color={SEVERITY_COLORS[l.severity] ?? 'gray'} variant="light">
                       {l.severity}
