@@ -8,6 +8,7 @@
  *   notification;
  * - the maintenance-window form refusing a `dawom` window without its nth weekday, then saving;
  * - the mail relay form: the password saved, then shown as stored (masked), never in the page;
+ * - a tag-restricted user creating a global alert sees the appliance's 403 text; no mail relay;
  * - the device page's Alerting tab setting the device's parent (dependency-aware suppression);
  * - every alerting page in both themes: screenshot, no CSP violation, no serious axe violation.
  */
@@ -20,6 +21,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { havePeer } from '../harness/peers.js';
 import {
+  createUser,
   haveChromium,
   launchBrowser,
   openPage,
@@ -344,6 +346,50 @@ describe.runIf(enabled)('alerting pages in Chromium', { timeout: 180_000 }, () =
     await screenshot(page, 'device-alerting');
     expect(await seriousAxe(page), 'axe on the Alerting tab').toEqual([]);
     await clean();
+  });
+
+  it("a tag-restricted user sees the appliance's 403 when scoping an alert outside their tags", async () => {
+    const tagged = await a.api(
+      'POST',
+      '/api/device/set',
+      { ip_address: '127.0.3.8', label: 'east-edge', profile: 'dash_generic', tags: ['east'] },
+      token,
+    );
+    expect(tagged.status, JSON.stringify(tagged.body)).toBe(200);
+    const user = await createUser(a, token, 'east-op', ['alerts']);
+    const restricted = await a.api(
+      'POST',
+      '/api/saveUser',
+      { user: user.id, permissions: ['alerts'], tags: [{ value: 'east' }] },
+      token,
+    );
+    expect(restricted.body?.status, JSON.stringify(restricted.body)).toBe(201);
+    const before = (await a.api('GET', '/api/alerts', undefined, token)).body.length;
+    const t = await openPage(browser);
+    try {
+      await signInThroughUi(t.page, a.url, user.username, user.password);
+      const nav = t.page.getByRole('navigation', { name: 'Main' });
+      await nav.getByRole('link', { name: 'Alerts', exact: true }).waitFor();
+      expect(await nav.getByRole('link', { name: 'Mail relay' }).count()).toBe(0);
+      await t.page.goto(`${a.url}/alerts`);
+      await t.page.getByRole('button', { name: 'New alert' }).click();
+      const dialog = t.page.getByRole('dialog', { name: 'New alert' });
+      await dialog.getByTestId('param-form').waitFor();
+      await dialog.getByLabel(/^Label/).fill('Everything everywhere');
+      await dialog.getByRole('button', { name: 'Create alert' }).click();
+      await expect
+        .poll(() => dialog.getByTestId('form-refusal').textContent(), { timeout: 15_000 })
+        .toBe(
+          'Your access is limited to tags: scope the alert to a device or tag inside your tags.',
+        );
+      expect((await a.api('GET', '/api/alerts', undefined, token)).body).toHaveLength(before);
+      await screenshot(t.page, 'alerts-scope-refused');
+      await t.page.goto(`${a.url}/mail-relay`);
+      await t.page.getByText('The system permission is needed').waitFor();
+      await clean(t);
+    } finally {
+      await t.context.close();
+    }
   });
 
   for (const theme of ['dark', 'light'] as const) {

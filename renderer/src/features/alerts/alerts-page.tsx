@@ -276,11 +276,6 @@ export function AlertEditor({
       }}
     >
       <Stack gap="sm">
-        {refusal ? (
-          <Alert color="red" variant="light" role="alert" data-testid="form-refusal">
-            {refusal}
-          </Alert>
-        ) : null}
         <TextInput
           label="Label"
           required
@@ -386,6 +381,12 @@ export function AlertEditor({
           checked={draft.enabled}
           onChange={(e) => set({ enabled: e.currentTarget.checked })}
         />
+        {/* Beside the buttons: the form is taller than the dialog, a refusal on top goes unseen. */}
+        {refusal ? (
+          <Alert color="red" variant="light" role="alert" data-testid="form-refusal">
+            {refusal}
+          </Alert>
+        ) : null}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
             Cancel

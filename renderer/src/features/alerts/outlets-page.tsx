@@ -137,7 +137,6 @@ export function OutletForm({ outlet, onClose }: { outlet: Outlet | null; onClose
       }}
     >
       <Stack gap="sm">
-        <Refusal text={r.refusal} />
         <Group grow align="flex-start">
           <TextInput
             label="Name"
@@ -253,6 +252,7 @@ export function OutletForm({ outlet, onClose }: { outlet: Outlet | null; onClose
           checked={d.enabled}
           onChange={(e) => set({ enabled: e.currentTarget.checked })}
         />
+        <Refusal text={r.refusal} />
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
             Cancel
