@@ -102,7 +102,7 @@ export async function buildApp(
   try {
     secrets = new SecretBox(loadOrCreateKey(path.join(config.dataDir, 'secret.key')));
     if (!options.insecureHttp)
-      tls = await loadOrCreateTls(config.dataDir, config.bind, clock.now());
+      tls = await loadOrCreateTls(config.dataDir, config.bind, secrets, clock.now());
   } catch (err) {
     db.close();
     throw new StartupError((err as Error).message);
@@ -156,6 +156,7 @@ export async function buildApp(
     (engine, err) => log.error({ err, engine }, 'engine failed to stop'),
   );
   for (const engine of features.engines) registry.register(engine);
+  features.attachRegistry(registry);
   return {
     app,
     db,

@@ -102,7 +102,8 @@ async function main(): Promise<void> {
     );
   }
   process.stdout.write(
-    `appliance listening on ${url}\ncollector ports: ${JSON.stringify(ports)}\n`,
+    `appliance listening on ${url}\ncollector ports: ${JSON.stringify(ports)}\n` +
+      `network mode: ${config.networkMode ?? 'dry-run'}\n`,
   );
   const parentPort = (process as unknown as { parentPort?: ParentPort }).parentPort;
   if (parentPort) parentPort.postMessage(ready);

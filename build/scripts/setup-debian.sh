@@ -22,6 +22,8 @@ PACKAGES=(
   slapd ldap-utils python3-aiosmtpd
   # console end-to-end tests: Playwright drives Debian's Chromium
   chromium fonts-dejavu-core
+  # certificate tests make their CA, leaf, DER and PKCS#12 files with openssl
+  openssl
   # SQL injection scan of the log feeds (npm run test:sqlmap)
   sqlmap
 )

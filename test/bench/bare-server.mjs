@@ -3,17 +3,22 @@
  * minimum TLS version as the appliance, one route (GET /bare) answering a constant JSON body,
  * no logger, no plugins, no hooks.
  *
- * Environment: BARE_CERT_FILE, BARE_KEY_FILE (PEM files), BARE_BODY (the JSON body to answer;
+ * Environment: BARE_CERT_FILE, BARE_KEY_FILE (PEM files) or BARE_DATA_DIR (an appliance data dir
+ * whose sealed key is opened in memory), BARE_BODY (the JSON body to answer;
  * the bench passes the appliance's own GET /api/me answer so both bodies have the same size),
  * BARE_PORT (0 = free port). Prints `bare listening on https://127.0.0.1:PORT` when ready.
  */
 import fs from 'node:fs';
 import Fastify from 'fastify';
+import { openTlsKey } from './tls-key.mjs';
 
 const certFile = process.env.BARE_CERT_FILE;
 const keyFile = process.env.BARE_KEY_FILE;
-if (!certFile || !keyFile) {
-  process.stderr.write('bare-server: BARE_CERT_FILE and BARE_KEY_FILE are required\n');
+const keyDataDir = process.env.BARE_DATA_DIR;
+if (!certFile || (!keyFile && !keyDataDir)) {
+  process.stderr.write(
+    'bare-server: BARE_CERT_FILE and BARE_KEY_FILE (or BARE_DATA_DIR) are required\n',
+  );
   process.exit(1);
 }
 
@@ -25,7 +30,7 @@ const body = JSON.parse(
 const app = Fastify({
   logger: false,
   https: {
-    key: fs.readFileSync(keyFile, 'utf8'),
+    key: keyFile ? fs.readFileSync(keyFile, 'utf8') : openTlsKey(keyDataDir),
     cert: fs.readFileSync(certFile, 'utf8'),
     minVersion: 'TLSv1.2',
   },

@@ -4,7 +4,7 @@
  * each layer's cost can be measured over real TLS connections.
  *
  * Environment:
- *   LADDER_DATA_DIR  an appliance data dir (its tls/cert.pem, tls/key.pem and appliance.db)
+ *   LADDER_DATA_DIR  an appliance data dir (its tls/cert.pem, tls/key.sealed and appliance.db)
  *   LADDER_BODY      the constant JSON answered when the user is not read from the database
  *   LADDER_LAYERS    comma-separated, any of:
  *     logger      the appliance's pino logger (redaction) as loggerInstance, request logging off
@@ -32,6 +32,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Fastify, { LogController } from 'fastify';
+import { openTlsKey } from './tls-key.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const DIST = path.resolve(HERE, '../../appliance-core/dist');
@@ -53,7 +54,7 @@ const body = JSON.parse(process.env.LADDER_BODY ?? '{}');
 const options = {
   logger: false,
   https: {
-    key: fs.readFileSync(path.join(dataDir, 'tls', 'key.pem'), 'utf8'),
+    key: openTlsKey(dataDir),
     cert: fs.readFileSync(path.join(dataDir, 'tls', 'cert.pem'), 'utf8'),
     minVersion: 'TLSv1.2',
   },

@@ -80,6 +80,12 @@ if (BENCH_KIND === 'syslog-cpu') {
   process.exit(await runSyslogCpuBench());
 }
 
+// BENCH=alerts: alert evaluation lag against 200 enabled alerts under syslog intake (test/bench/alerts.bench.mjs).
+if (BENCH_KIND === 'alerts') {
+  const { runAlertsBench } = await import('./alerts.bench.mjs');
+  process.exit(await runAlertsBench());
+}
+
 // BENCH=capture runs only the packet capture bench (test/bench/capture.bench.mjs).
 if (BENCH_KIND === 'capture') {
   const { runCaptureBench } = await import('./capture.bench.mjs');
@@ -163,7 +169,7 @@ async function main() {
     [...profileArgs('bare'), BARE_ENTRY],
     {
       BARE_CERT_FILE: path.join(dataDir, 'tls', 'cert.pem'),
-      BARE_KEY_FILE: path.join(dataDir, 'tls', 'key.pem'),
+      BARE_DATA_DIR: dataDir,
       BARE_BODY: me.text,
       BARE_PORT: '0',
     },

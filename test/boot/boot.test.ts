@@ -72,7 +72,7 @@ describe('first start on an empty data dir', () => {
         'appliance.db-wal',
         'appliance.db-shm',
         'tls/cert.pem',
-        'tls/key.pem',
+        'tls/key.sealed',
       ])
         expect(fs.statSync(path.join(dataDir, file)).mode & 0o777, file).toBe(0o600);
       for (const dir of ['.', 'tls'])
@@ -180,6 +180,8 @@ describe('the ready report', () => {
       expect(out).toContain(
         `appliance listening on ${ready.url}\ncollector ports: ${JSON.stringify(ready.ports)}\n`,
       );
+      // The host-change mode is printed at start (docs/features/settings.md).
+      expect(out).toContain('network mode: dry-run\n');
     } finally {
       child.kill('SIGTERM');
       expect((await exited).code).toBe(0);

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import { Agent, request as undiciRequest } from 'undici';
 import { buildApp, type Appliance } from '../../appliance-core/src/app.js';
 import { loadConfig } from '../../appliance-core/src/platform/config/config.js';
@@ -46,7 +47,10 @@ export interface Harness {
 
 const agent = new Agent({ connect: { rejectUnauthorized: false }, keepAliveTimeout: 1000 });
 
-export async function startAppliance(env: Record<string, string> = {}): Promise<Harness> {
+export async function startAppliance(
+  env: Record<string, string> = {},
+  options: { logger?: Logger } = {},
+): Promise<Harness> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'appliance-test-'));
   const config = loadConfig({
     APPLIANCE_DATA_DIR: dataDir,
@@ -59,7 +63,10 @@ export async function startAppliance(env: Record<string, string> = {}): Promise<
     ...env,
   });
   const clock = new ManualClock();
-  const appliance = await buildApp(config, { clock });
+  const appliance = await buildApp(config, {
+    clock,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   await appliance.start();
   await appliance.app.listen({ host: '127.0.0.1', port: 0 });
   const address = appliance.app.server.address();

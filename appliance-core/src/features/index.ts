@@ -18,6 +18,7 @@ import { checkOutletUrl, createAlertDelivery, renderTemplate } from './alerts/de
 import { createAlerts } from './alerts/index.js';
 import { authRoutes, CachedIdentityResolver } from './auth/index.js';
 import { createCaptures } from './captures/index.js';
+import { certificateRoutes } from './certificate/index.js';
 import { dashboardsRoutes, deleteLayoutsOfDevice, TrackerWidgets } from './dashboards/index.js';
 import {
   credentialsRoutes,
@@ -35,6 +36,7 @@ import { registerEveWrites } from './logs/eve-intake.writes.js';
 import { createLogs } from './logs/index.js';
 import { MaintenanceEngine, maintenanceRoutes, MaintenanceService } from './maintenance/index.js';
 import { oauthFeatureRoutes } from './oauth/index.js';
+import { createSettings } from './settings/index.js';
 import { nodePtySpawn, terminalRoutes } from './terminal/index.js';
 import { TokenService, tokensRoutes } from './tokens/index.js';
 import { ToolsEngine, ToolsService, toolsRoutes } from './tools/index.js';
@@ -46,15 +48,17 @@ import {
   trackersRoutes,
   TrackersService,
 } from './trackers/index.js';
-import { UrlMonitorEngine, urlMonitorsRoutes } from './url-monitors/index.js';
+import { UrlMonitorEngine, urlMonitorsRoutes, urlOfTracker } from './url-monitors/index.js';
 import { holdsSuperAdmin, userExists, usersRoutes } from './users/index.js';
 
 export type { Engine } from '../platform/engines/engine-registry.js';
-import type { Engine } from '../platform/engines/engine-registry.js';
+import type { Engine, EngineRegistry } from '../platform/engines/engine-registry.js';
 
 export interface Features {
   resolver: IdentityResolver;
   engines: Engine[];
+  /** Hands the engine registry app.ts builds to the features that list and restart engines. */
+  attachRegistry(registry: EngineRegistry): void;
   register(app: App): Promise<void>;
 }
 
@@ -142,8 +146,10 @@ export function createFeatures(ctx: CoreContext): Features {
   devices.registerDeviceCleanup('device-layouts', (id) => deleteLayoutsOfDevice(ctx.db, id));
   // Syslog intake, Windows events intake and the log feeds' endpoints (issue 14).
   const logs = createLogs(ctx, { storage, devices });
+  // Appliance settings on the host (issue 18): services, network, hostname, host map, time, license.
+  const settings = createSettings(ctx);
   // Packet capture (issue 16): dumpcap or libpcap, pcapng files under the data dir.
-  const captures = createCaptures(ctx, { devices });
+  const captures = createCaptures(ctx, { devices, sniffInterfaces: settings.sniffInterfaces });
   // The IDS follower's counters in GET /api/intake/counters and /metrics (null while it is off).
   if (idsIntake)
     logs.counters.register('ids', () => {
@@ -173,6 +179,7 @@ export function createFeatures(ctx: CoreContext): Features {
     devices,
     onSyslogCommitted: (listener) => logs.syslog.onCommitted(listener),
     latencyTrackerDevice: (id) => findLatencyTracker(ctx.db, id)?.device_id ?? null,
+    urlOfTracker: (id) => urlOfTracker(ctx.db, id),
   });
   alerts.connectDelivery({
     queue: delivery.queue,
@@ -189,6 +196,7 @@ export function createFeatures(ctx: CoreContext): Features {
   );
   return {
     resolver,
+    attachRegistry: (registry) => settings.attachRegistry(registry),
     engines: [
       // First: it starts before any producer and closes (flushing every queue) after all of them.
       {
@@ -243,6 +251,8 @@ export function createFeatures(ctx: CoreContext): Features {
       await maintenanceRoutes(app, ctx, { maintenance });
       await delivery.register(app);
       await alerts.register(app);
+      await settings.register(app);
+      await certificateRoutes(app, ctx);
     },
   };
 }

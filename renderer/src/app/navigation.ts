@@ -35,6 +35,15 @@ export const PAGES: PageEntry[] = [
   { path: '/logs/syslog', label: 'Syslog', group: 'Logs', anyOf: ['logs'], key: 'l', icon: '≡' },
   { path: '/logs/windows', label: 'Windows events', group: 'Logs', anyOf: ['logs'], icon: '⊞' },
   { path: '/logs/ids', label: 'IDS events', group: 'Logs', anyOf: ['logs'], key: 'i', icon: '⚠' },
+  { path: '/flows', label: 'Flows', group: 'Logs', anyOf: ['vne'], key: 'f', icon: '⇌' },
+  {
+    path: '/flows/aggregated',
+    label: 'Flow conversations',
+    group: 'Logs',
+    anyOf: ['vne'],
+    icon: '⇆',
+  },
+  { path: '/flows/top', label: 'Top talkers', group: 'Logs', anyOf: ['vne'], icon: '▥' },
   { path: '/tools', label: 'Tools', group: 'Tools', anyOf: ['tools'], key: 't', icon: '⚒' },
   { path: '/captures', label: 'Packet capture', group: 'Tools', anyOf: ['capture'], icon: '⊙' },
   { path: '/terminal', label: 'Terminal', group: 'Tools', anyOf: ['sa'], key: 's', icon: '›_' },
@@ -118,6 +127,13 @@ export const PAGES: PageEntry[] = [
     group: 'Administration',
     anyOf: ['system'],
     icon: '✆',
+  },
+  {
+    path: '/settings/certificate',
+    label: 'Certificate',
+    group: 'Administration',
+    anyOf: ['sa'],
+    icon: '⚿',
   },
 ];
 

@@ -104,6 +104,12 @@ export function consoleRoutes(queryClient: ClientSource = null): RouteObject[] {
           path: 'logs/ids/:event',
           lazy: page(() => import('../features/logs/ids-event-page.js')),
         },
+        { path: 'flows', lazy: page(() => import('../features/flows/flows-page.js')) },
+        {
+          path: 'flows/aggregated',
+          lazy: page(() => import('../features/flows/aggregated-page.js')),
+        },
+        { path: 'flows/top', lazy: page(() => import('../features/flows/top-page.js')) },
         { path: 'captures', lazy: page(() => import('../features/captures/captures-page.js')) },
         { path: 'tools', lazy: page(() => import('../features/tools/tools-page.js')) },
         { path: 'tools/:tool', lazy: page(() => import('../features/tools/tools-page.js')) },
@@ -142,6 +148,10 @@ export function consoleRoutes(queryClient: ClientSource = null): RouteObject[] {
         {
           path: 'mail-relay',
           lazy: page(() => import('../features/alerts/mail-relay-page.js')),
+        },
+        {
+          path: 'settings/certificate',
+          lazy: page(() => import('../features/certificate/certificate-page.js')),
         },
         ...desktopRoutes(),
         { path: '*', lazy: page(() => import('../components/ui/not-found-page.js')) },

@@ -537,6 +537,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/createHostname': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Add a host map entry (ip and hostname unique together) */
+    post: operations['createHostname'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/createUser': {
     parameters: {
       query?: never;
@@ -582,6 +599,23 @@ export interface paths {
     put?: never;
     /** Delete your saved layout of a device page */
     post: operations['deleteDeviceLayouts'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/deleteHost': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Remove a host map entry */
+    post: operations['deleteHost'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1358,6 +1392,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/extractCertificate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Read a certificate file (nothing is stored)
+     * @description multipart/form-data only: `file` (PEM, DER or PKCS#12, at most 512 KB) and `password` (at most 1024). Answers the certificate, its private key and its chain as PEM with a description of the certificate; nothing is persisted.
+     */
+    post: operations['extractCertificate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/generateMfa': {
     parameters: {
       query?: never;
@@ -1401,6 +1455,26 @@ export interface paths {
     };
     /** Configured tablespaces (a synthetic default entry when none is configured) */
     get: operations['getAvailableTablespaces'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/getCertificate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The installed HTTPS certificate
+     * @description Subject, issuer and validity of the certificate an operator installed. 404 while the appliance serves its own first-boot self-signed certificate (it does not count as installed); 400 when the stored certificate cannot be read.
+     */
+    get: operations['getCertificate'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1480,6 +1554,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/getHostname': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The host's name */
+    get: operations['getHostname'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/getHostnames': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The host map, a page at a time (page from 1, limit default 50, at most 1000) */
+    post: operations['getHostnames'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/getLastWalk/{device}': {
     parameters: {
       query?: never;
@@ -1514,6 +1622,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/getLicenseInfo': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** License activations, newest first (an empty list when unlicensed) */
+    get: operations['getLicenseInfo'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/getLocalnets': {
     parameters: {
       query?: never;
@@ -1525,6 +1650,23 @@ export interface paths {
     get: operations['getLocalnets'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/getNetworkInfo': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The host's interfaces and their configuration; confirms a pending applied network change */
+    post: operations['getNetworkInfo'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1729,6 +1871,23 @@ export interface paths {
     put?: never;
     /** TCP port logs of a device for its widget */
     post: operations['getTCPTracker'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/getTimeSettings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The host's time zone (zones from the system's zone database), sync mode and clock */
+    get: operations['getTimeSettings'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -2145,7 +2304,7 @@ export interface paths {
     /** The legacy alert catalogue the caller may see (tag filtered) */
     get: operations['getLegacyAlerts'];
     put?: never;
-    /** Create a latency tracker's device-down alert (200 with the existing one) */
+    /** Create a latency tracker's device-down or a URL tracker's url-down alert (200 with the existing one) */
     post: operations['postLegacyAlerts'];
     delete?: never;
     options?: never;
@@ -2198,6 +2357,23 @@ export interface paths {
     put?: never;
     /** Revoke the calling token and end its browser session */
     post: operations['postLogout'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/manageApplianceServices': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The appliance's services: its engines, and its systemd unit when it runs under one */
+    get: operations['manageApplianceServices'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -2714,6 +2890,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/procmon': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Start, stop, restart or reload one service (an engine or the systemd unit) */
+    post: operations['postProcmon'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/removePendingDevice': {
     parameters: {
       query?: never;
@@ -2748,6 +2941,43 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/restartAppliance': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Restart every engine of this appliance (never the shared scheduler and storage writer) */
+    post: operations['restartAppliance'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/rollbackCertificate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Serve the previous HTTPS certificate again
+     * @description Swaps the served certificate with the one it replaced (a second roll-back undoes the first); new HTTPS connections get it at once. 404 when there is no previous certificate.
+     */
+    post: operations['rollbackCertificate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/rotatePartition': {
     parameters: {
       query?: never;
@@ -2759,6 +2989,26 @@ export interface paths {
     put?: never;
     /** Roll the live partition to a dated one (deletes nothing) */
     post: operations['rotatePartition'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/saveCertificate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Install the HTTPS certificate (served at once)
+     * @description multipart/form-data: `file` (PEM, DER or PKCS#12 with the certificate, optionally its chain and its key), `key` (the private key, when `file` holds none) and `password`. The key must belong to the certificate, the chain must be its issuers, and the certificate must be valid now. New HTTPS connections get it at once (no restart); the pair it replaces is kept for POST /api/rollbackCertificate. The private key is stored sealed and never answered.
+     */
+    post: operations['saveCertificate'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2929,6 +3179,57 @@ export interface paths {
     put?: never;
     /** Save your pinned widgets of a device page */
     post: operations['setDevicePinnedWidgets'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/setHostname': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set the host's name (a DNS name of at most 255 characters); dry run reports it */
+    post: operations['setHostname'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/setNetworkInfo': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Configure interfaces (all or nothing); dry run reports what would be written, apply restarts host networking and rolls back unless confirmed */
+    post: operations['setNetworkInfo'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/setTimeSettings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set the time zone and NTP servers, or the clock by hand; dry run reports it */
+    post: operations['setTimeSettings'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3259,6 +3560,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/updateHostname': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Change a host map entry */
+    post: operations['updateHostname'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/updateLocalnet': {
     parameters: {
       query?: never;
@@ -3395,6 +3713,23 @@ export interface paths {
     put?: never;
     /** Revoke all of a user's tokens and end their web session */
     post: operations['postUsersByUserIdTokensRevokeAll'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/validateLicense': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Activate a registration key and restart this appliance's engines */
+    post: operations['validateLicense'];
     delete?: never;
     options?: never;
     head?: never;
@@ -7837,6 +8172,90 @@ export interface operations {
       };
     };
   };
+  createHostname: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          host_name_type: string;
+          hostname: string;
+          ip: string;
+          node_type: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                data: {
+                  host_name_type: 'hostname' | 'fqdn' | 'alias';
+                  hostname: string;
+                  id: number;
+                  ip: string;
+                  node_type:
+                    | 'host'
+                    | 'server'
+                    | 'workstation'
+                    | 'router'
+                    | 'switch'
+                    | 'firewall'
+                    | 'access_point'
+                    | 'printer'
+                    | 'other';
+                  timestamp: string;
+                };
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
   createUser: {
     parameters: {
       query?: never;
@@ -8073,6 +8492,70 @@ export interface operations {
       };
       /** @description Default Response */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  deleteHost: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -8643,7 +9126,13 @@ export interface operations {
               netflow: {
                 bytes: number;
                 count: number;
-                top_partners: unknown[];
+                /** @description the addresses this device exchanged most bytes with in the window (flows) */
+                top_partners: {
+                  bytes: number;
+                  device_id: number | null;
+                  host: string | null;
+                  ip: string;
+                }[];
               };
               /** @description OID trackers with their readings in the window */
               oids: {
@@ -13339,6 +13828,130 @@ export interface operations {
       };
     };
   };
+  extractCertificate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description PEM, DER or PKCS#12; at most 524288 bytes; its file name must be a plain name (letters, digits, `_ . ( ) + -` and spaces, at most 255 characters)
+           */
+          file: string;
+          /** @description Password of a PKCS#12 file or an encrypted PEM key */
+          password?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The certificate (PEM) */
+            certificate: string;
+            /** @description The issuers found in the file, nearest first (PEM) */
+            chain: string[];
+            /** @description SHA-256 fingerprint, `AB:CD:…` */
+            fingerprintSha256: string;
+            format: 'pem' | 'der' | 'pkcs12';
+            issuer: string;
+            /** @description Public key algorithm: `rsa`, `ec`, `ed25519` … */
+            keyAlgorithm: string;
+            /** @description Whether the private key belongs to the certificate (null without a key) */
+            keyMatches: boolean | null;
+            /** @description The private key (unencrypted PKCS#8 PEM), null when the file holds none */
+            private_key: string | null;
+            selfSigned: boolean;
+            /** @description Serial number (hexadecimal) */
+            serialNumber: string;
+            /** @enum {number} */
+            status: 200;
+            subject: string;
+            /** @description Subject alternative names as `DNS:<name>` and `IP Address:<address>` */
+            subjectAltNames: string[];
+            /**
+             * Format: date-time
+             * @description Start of validity (ISO 8601, UTC)
+             */
+            validFrom: string;
+            /**
+             * Format: date-time
+             * @description End of validity (ISO 8601, UTC)
+             */
+            validTo: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
   generateMfa: {
     parameters: {
       query?: never;
@@ -13476,8 +14089,18 @@ export interface operations {
                 hasError: false;
                 message: {
                   data: {
-                    /** @description null while no alert trigger is attached */
-                    alerts: null;
+                    /** @description the url_down alert (POST /api/legacy-alerts); null while no alert is attached */
+                    alerts:
+                      | {
+                          active: boolean;
+                          fired_count: number;
+                          id: number;
+                          last_fired_at: number | null;
+                          last_state: number | null;
+                          /** @description `linkstate`, `device_down` or `url_down` */
+                          type: string;
+                        }[]
+                      | null;
                     id: number;
                     /** @description seconds */
                     interval: number;
@@ -13622,6 +14245,100 @@ export interface operations {
             message: string;
             /** @enum {boolean} */
             status: false;
+          };
+        };
+      };
+    };
+  };
+  getCertificate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Issuer distinguished name */
+            issuer: string;
+            /** @description Subject distinguished name, e.g. `CN=appliance.example, O=Example` */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description Start of validity (ISO 8601, UTC)
+             */
+            validFrom: string;
+            /**
+             * Format: date-time
+             * @description End of validity (ISO 8601, UTC)
+             */
+            validTo: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
           };
         };
       };
@@ -13997,6 +14714,151 @@ export interface operations {
       };
     };
   };
+  getHostname: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                hostname: string;
+                /** @enum {number} */
+                status: 200;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getHostnames: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @default 50 */
+          limit?: number;
+          /** @default 1 */
+          page?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                data: {
+                  host_name_type: 'hostname' | 'fqdn' | 'alias';
+                  hostname: string;
+                  id: number;
+                  ip: string;
+                  node_type:
+                    | 'host'
+                    | 'server'
+                    | 'workstation'
+                    | 'router'
+                    | 'switch'
+                    | 'firewall'
+                    | 'access_point'
+                    | 'printer'
+                    | 'other';
+                  timestamp: string;
+                }[];
+                /** @enum {boolean} */
+                hasError: false;
+                last_page: number;
+                limit: number;
+                page: number;
+                /** @enum {number} */
+                status: 201;
+                total: number;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
   getLastWalk: {
     parameters: {
       query?: never;
@@ -14163,6 +15025,102 @@ export interface operations {
       };
     };
   };
+  getLicenseInfo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              activation_key: string;
+              activation_time: string;
+              active: boolean;
+              company_name: string | null;
+              end_of_license: string | null;
+              end_of_maintenance: string | null;
+              license_type: string;
+              user_email: string | null;
+              user_name: string | null;
+            }[];
+            /** @enum {boolean} */
+            hasError: false;
+            /** @enum {number} */
+            status: 201;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
   getLocalnets: {
     parameters: {
       query?: never;
@@ -14201,6 +15159,88 @@ export interface operations {
                   }
                 | false
               )
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getNetworkInfo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                confirmed: boolean;
+                /** @enum {boolean} */
+                hasError: false;
+                interfaces: {
+                  config: {
+                    address: string | null;
+                    'allow-hotplug': boolean;
+                    auto: boolean;
+                    'dns-nameservers': string[];
+                    gateway: string | null;
+                    netmask: string | null;
+                    type: 'static' | 'dhcp' | 'manual' | 'unconfigured';
+                    use_sniffer: boolean;
+                    use_suricata: boolean;
+                  };
+                  ipv4: {
+                    address: string;
+                    netmask: string;
+                  }[];
+                  ipv6: {
+                    address: string;
+                    netmask: string;
+                  }[];
+                  name: string;
+                  online: boolean;
+                }[];
+                network_mode: 'apply' | 'dry-run';
+                /** @enum {number} */
+                status: 201;
+              }
             | components['schemas']['LegacyFailure'];
         };
       };
@@ -15427,6 +16467,70 @@ export interface operations {
       };
     };
   };
+  getTimeSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                data: {
+                  ntpserver?: string;
+                  time: number;
+                  type: 'ntp' | 'manual';
+                  tz: string;
+                  tzs: string[];
+                };
+                /** @enum {boolean} */
+                hasError: false;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
   getTracerouteInfo: {
     parameters: {
       query?: never;
@@ -15539,8 +16643,18 @@ export interface operations {
           'application/json':
             | {
                 data: {
-                  /** @description null while no alert trigger is attached */
-                  alerts: null;
+                  /** @description the url_down alert (POST /api/legacy-alerts); null while no alert is attached */
+                  alerts:
+                    | {
+                        active: boolean;
+                        fired_count: number;
+                        id: number;
+                        last_fired_at: number | null;
+                        last_state: number | null;
+                        /** @description `linkstate`, `device_down` or `url_down` */
+                        type: string;
+                      }[]
+                    | null;
                   id: number;
                   /** @description seconds */
                   interval: number;
@@ -17607,12 +18721,11 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @enum {string} */
-          alert_type: 'device_down';
+          /** @description `device_down` for a latency tracker, `url_down` for a URL tracker */
+          alert_type: 'device_down' | 'url_down';
           severity?: number;
           tracker_id: number;
-          /** @enum {string} */
-          tracker_kind: 'latency';
+          tracker_kind: 'latency' | 'url';
         };
       };
     };
@@ -17972,6 +19085,74 @@ export interface operations {
         content: {
           'application/json': {
             message: string;
+          };
+        };
+      };
+    };
+  };
+  manageApplianceServices: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                data: {
+                  services: {
+                    error: string | null;
+                    kind: 'engine' | 'systemd';
+                    name: string;
+                    pid: number | null;
+                    shared: boolean;
+                    started_at: string | null;
+                    status: string;
+                  }[];
+                };
+                /** @enum {boolean} */
+                hasError: false;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
           };
         };
       };
@@ -21704,6 +22885,99 @@ export interface operations {
       };
     };
   };
+  postProcmon: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          action: 'start' | 'stop' | 'restart' | 'reload';
+          service: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: string;
+            /** @enum {number} */
+            status: 201;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
   removePendingDevice: {
     parameters: {
       query?: never;
@@ -21860,6 +23134,202 @@ export interface operations {
       };
     };
   };
+  restartAppliance: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: string;
+            restarted: string[];
+            /** @enum {number} */
+            status: 200;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  rollbackCertificate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            chainLength: number;
+            /** @description SHA-256 fingerprint, `AB:CD:…` */
+            fingerprintSha256: string;
+            /** @description False when what is now served is the appliance’s own self-signed certificate */
+            installed: boolean;
+            issuer: string;
+            /** @description Public key algorithm: `rsa`, `ec`, `ed25519` … */
+            keyAlgorithm: string;
+            /** @description The HTTPS server serves it now (new connections); false only without HTTPS */
+            live: boolean;
+            message: string;
+            selfSigned: boolean;
+            /** @description Serial number (hexadecimal) */
+            serialNumber: string;
+            /** @enum {number} */
+            status: 200;
+            subject: string;
+            /** @description Subject alternative names as `DNS:<name>` and `IP Address:<address>` */
+            subjectAltNames: string[];
+            /**
+             * Format: date-time
+             * @description Start of validity (ISO 8601, UTC)
+             */
+            validFrom: string;
+            /**
+             * Format: date-time
+             * @description End of validity (ISO 8601, UTC)
+             */
+            validTo: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+    };
+  };
   rotatePartition: {
     parameters: {
       query?: never;
@@ -21976,6 +23446,132 @@ export interface operations {
             message: string;
             /** @enum {boolean} */
             status: false;
+          };
+        };
+      };
+    };
+  };
+  saveCertificate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description PEM, DER or PKCS#12; at most 524288 bytes; its file name must be a plain name (letters, digits, `_ . ( ) + -` and spaces, at most 255 characters). The certificate, its chain, and its private key unless `key` is sent
+           */
+          file: string;
+          /**
+           * Format: binary
+           * @description The private key (PEM or DER PKCS#8), when `file` holds none
+           */
+          key?: string;
+          /** @description Password of a PKCS#12 file or an encrypted PEM key */
+          password?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            chainLength: number;
+            /** @description SHA-256 fingerprint, `AB:CD:…` */
+            fingerprintSha256: string;
+            /** @description False when what is now served is the appliance’s own self-signed certificate */
+            installed: boolean;
+            issuer: string;
+            /** @description Public key algorithm: `rsa`, `ec`, `ed25519` … */
+            keyAlgorithm: string;
+            /** @description The HTTPS server serves it now (new connections); false only without HTTPS */
+            live: boolean;
+            message: string;
+            selfSigned: boolean;
+            /** @description Serial number (hexadecimal) */
+            serialNumber: string;
+            /** @enum {number} */
+            status: 200;
+            subject: string;
+            /** @description Subject alternative names as `DNS:<name>` and `IP Address:<address>` */
+            subjectAltNames: string[];
+            /**
+             * Format: date-time
+             * @description Start of validity (ISO 8601, UTC)
+             */
+            validFrom: string;
+            /**
+             * Format: date-time
+             * @description End of validity (ISO 8601, UTC)
+             */
+            validTo: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
           };
         };
       };
@@ -22918,6 +24514,231 @@ export interface operations {
       };
       /** @description Default Response */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  setHostname: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          hostname?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                dry_run: boolean;
+                hostname: string;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            errors?: {
+              [key: string]: string[];
+            };
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  setNetworkInfo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          interfaces: {
+            config: {
+              address?: string | null;
+              'allow-hotplug'?: boolean;
+              auto?: boolean;
+              'dns-nameservers'?: string[] | null;
+              gateway?: string | null;
+              netmask?: string | null;
+              type: string;
+              use_sniffer?: boolean;
+              use_suricata?: boolean;
+            };
+            name: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                confirm_within?: number;
+                dry_run: boolean;
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  setTimeSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          manual?: string;
+          ntpserver?: string;
+          type: string;
+          tz: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                dry_run: boolean;
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -24948,6 +26769,91 @@ export interface operations {
       };
     };
   };
+  updateHostname: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          host_name_type: string;
+          hostname: string;
+          id: number;
+          ip: string;
+          node_type: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                data: {
+                  host_name_type: 'hostname' | 'fqdn' | 'alias';
+                  hostname: string;
+                  id: number;
+                  ip: string;
+                  node_type:
+                    | 'host'
+                    | 'server'
+                    | 'workstation'
+                    | 'router'
+                    | 'switch'
+                    | 'firewall'
+                    | 'access_point'
+                    | 'printer'
+                    | 'other';
+                  timestamp: string;
+                };
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
   updateLocalnet: {
     parameters: {
       query?: never;
@@ -25840,6 +27746,100 @@ export interface operations {
         content: {
           'application/json': {
             error: string;
+          };
+        };
+      };
+    };
+  };
+  validateLicense: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          registrationKey: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: false;
+            message: {
+              activation_key: string;
+            };
+            /** @enum {number} */
+            status: 201;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
           };
         };
       };

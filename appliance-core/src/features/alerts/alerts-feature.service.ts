@@ -29,6 +29,8 @@ export function createAlerts(
     onSyslogCommitted: ((listener: () => void) => () => void) | null;
     /** The device of a latency tracker, or null (trackers). */
     latencyTrackerDevice: (trackerId: number) => number | null;
+    /** The URL of a URL tracker, or null (url-monitors). */
+    urlOfTracker: (trackerId: number) => string | null;
     /** The appliance's time zone for maintenance windows. */
     timeZone?: () => string;
   },
@@ -41,6 +43,7 @@ export function createAlerts(
       entries: () => devices.ipMap.snapshot().entries,
     },
     timeZone: deps.timeZone ?? (() => 'UTC'),
+    urlOfTracker: deps.urlOfTracker,
   });
   devices.registerDeviceCleanup('alerts', (id) => service.onDeviceDeleted(id));
   const engine = new AlertsEngine(ctx, service, deps.onSyslogCommitted);
@@ -56,6 +59,7 @@ export function createAlerts(
       alertsRoutes(app, ctx, {
         alerts: service,
         latencyTrackerDevice: deps.latencyTrackerDevice,
+        urlOfTracker: deps.urlOfTracker,
         flappingLegacyAlerts: () => engine.flappingLegacyAlerts(),
       }),
   };

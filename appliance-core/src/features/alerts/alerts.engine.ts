@@ -36,9 +36,16 @@ import {
   type WindowFields,
 } from './alerts.rules.js';
 import type { AlertsService, Notification } from './alerts.service.js';
-import { DEVICE_DOWN_ALERT, legacyClassOf } from './legacy-alerts.repository.js';
+import { DEVICE_DOWN_ALERT, isDownState, legacyClassOf } from './legacy-alerts.repository.js';
 import { FlapDetector, type FlapSettings } from './legacy-flap.rules.js';
 import { PatternMatcher } from './pattern-matcher.rules.js';
+
+/** The first words of a legacy occurrence's label, by class (then `: <device>` where there is one). */
+const LEGACY_LABELS: Record<string, string> = {
+  legacy_device_down: 'Device down',
+  legacy_link_state: 'Link state',
+  legacy_url_down: 'URL down',
+};
 
 /** The history's prefix of an occurrence held by flap control. */
 const FLAPPING = 'flapping';
@@ -683,7 +690,7 @@ export class AlertsEngine {
     parents: Map<number, number>,
   ): void {
     repo.markLegacyEventHandled(this.db, e.id, now);
-    const down = e.alert_type === DEVICE_DOWN_ALERT ? e.state === 0 : e.state === 2;
+    const down = isDownState(e.alert_type, e.state);
     const flap = this.flaps.change(e.alert_id, e.ts, settings);
     if (flap.started)
       this.ctx.log.info(
@@ -698,7 +705,8 @@ export class AlertsEngine {
     if (open !== undefined) return;
     const device = e.device_id === null ? undefined : devices.get(e.device_id);
     const cls = legacyClassOf(e.alert_type);
-    const label = `${cls === 'legacy_device_down' ? 'Device down' : 'Link state'}${device ? `: ${device.label}` : ''}`;
+    const url = this.urlOf(e);
+    const label = `${LEGACY_LABELS[cls] ?? 'Link state'}${device ? `: ${device.label}` : url ? `: ${url}` : ''}`;
     const blockedBy =
       e.alert_type === DEVICE_DOWN_ALERT && e.device_id !== null
         ? this.downAncestor(e.device_id, parents, devices)
@@ -725,9 +733,22 @@ export class AlertsEngine {
     this.routeLegacy(occurrenceId, e, label, device, now, e.message);
   }
 
+  /** The URL of a URL tracker's legacy alert ('' for other kinds or a tracker gone). */
+  private urlOf(e: { tracker_kind: string; tracker_id: number }): string {
+    if (e.tracker_kind !== 'url') return '';
+    return this.service.deps.urlOfTracker?.(e.tracker_id) ?? '';
+  }
+
   private routeLegacy(
     occurrenceId: number,
-    e: { alert_id: number; severity: number; device_id: number | null; alert_type: string },
+    e: {
+      alert_id: number;
+      severity: number;
+      device_id: number | null;
+      alert_type: string;
+      tracker_kind: string;
+      tracker_id: number;
+    },
     label: string,
     device: { label: string; ip: string; tagIds: readonly number[] } | undefined,
     now: number,
@@ -750,6 +771,7 @@ export class AlertsEngine {
         severity: String(e.severity),
         device_label: device?.label ?? '',
         device_ip: device?.ip ?? '',
+        url: this.urlOf(e),
         state: 'down',
         opened_at: toIsoWithOffset(now),
         message,

@@ -55,6 +55,7 @@ describe('0014_alerting migration', () => {
       'eve_log',
       'legacy_device_down',
       'legacy_link_state',
+      'legacy_url_down', // 0017
     ]);
     for (const c of classes) expect(c.class).toBe(c.name);
     expect(db.pragma('foreign_key_check')).toEqual([]);

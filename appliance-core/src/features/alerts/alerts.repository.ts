@@ -542,15 +542,16 @@ export interface PendingLegacyEvent {
   message: string;
   device_id: number | null;
   tracker_kind: string;
+  tracker_id: number;
   alert_type: string;
   severity: number;
-  /** The state this firing was for (the alert's current state for rows older than 0020). */
+  /** The state this firing was for (the alert's current state for rows older than 0016). */
   state: number | null;
 }
 export const pendingLegacyEvents = (db: DB, limit: number) =>
   db
     .prepare(
-      `SELECT e.id, e.alert_id, e.ts, e.message, a.device_id, a.tracker_kind, a.alert_type, a.severity,
+      `SELECT e.id, e.alert_id, e.ts, e.message, a.device_id, a.tracker_kind, a.tracker_id, a.alert_type, a.severity,
               coalesce(e.state, a.last_state) AS state
        FROM legacy_alert_events e JOIN legacy_alerts a ON a.id = e.alert_id
        WHERE e.delivered_at IS NULL ORDER BY e.ts, e.id LIMIT ?`,
@@ -566,8 +567,19 @@ export const openLegacyOccurrence = (db: DB, alertId: number) =>
     | { id: number; suppressed_by: string | null; alert_label: string; message: string | null }
     | undefined;
 export const legacyAlertForRouting = (db: DB, id: number) =>
-  db.prepare('SELECT severity, device_id, alert_type FROM legacy_alerts WHERE id = ?').get(id) as
-    { severity: number; device_id: number | null; alert_type: string } | undefined;
+  db
+    .prepare(
+      'SELECT severity, device_id, alert_type, tracker_kind, tracker_id FROM legacy_alerts WHERE id = ?',
+    )
+    .get(id) as
+    | {
+        severity: number;
+        device_id: number | null;
+        alert_type: string;
+        tracker_kind: string;
+        tracker_id: number;
+      }
+    | undefined;
 
 // --- the engine's high-water marks (resumed after a restart) --------------------------------------
 

@@ -70,6 +70,8 @@ export interface AlertsRoutesDeps {
   alerts: AlertsService;
   /** Creates the latency tracker's device-down alert (trackers know the tracker's device). */
   latencyTrackerDevice: (trackerId: number) => number | null;
+  /** The URL of a URL tracker, or null when there is none (url-monitors). */
+  urlOfTracker: (trackerId: number) => string | null;
   /** Legacy alerts flapping now (the engine's flap detector). */
   flappingLegacyAlerts: () => number[];
 }
@@ -634,17 +636,32 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
     access,
     errors: errors(),
     tags: TAGS,
-    summary: "Create a latency tracker's device-down alert (200 with the existing one)",
+    summary:
+      "Create a latency tracker's device-down or a URL tracker's url-down alert (200 with the existing one)",
     body: CreateLegacyAlertBody,
     response: { 200: LegacyAlertRecord, 201: LegacyAlertRecord, 404: ErrorBody },
     handler: async (request, reply) => {
-      const deviceId = deps.latencyTrackerDevice(request.body.tracker_id);
-      const identity = identityOf(request);
-      if (deviceId === null || !service.deps.devices.visibleDevice(identity, deviceId))
-        throw failure(404, 'Tracker not found');
-      const result = audit(request, 'legacy_alert.create', { type: 'legacy_alert' }, () =>
-        service.createDeviceDown(request.body.tracker_id, deviceId, request.body.severity ?? 3),
-      );
+      const { tracker_kind: kind, tracker_id: trackerId, alert_type: type } = request.body;
+      const severity = request.body.severity ?? 3;
+      if ((kind === 'latency') !== (type === 'device_down')) {
+        const message =
+          kind === 'latency'
+            ? 'A latency tracker holds the device_down alert.'
+            : 'A URL tracker holds the url_down alert.';
+        throw failure(400, message, { fields: { alert_type: [message] }, family: 'errors' });
+      }
+      let create: () => ReturnType<typeof service.createUrlDown>;
+      if (kind === 'url') {
+        // URL trackers belong to no device: visible to every holder of `alerts`.
+        if (deps.urlOfTracker(trackerId) === null) throw failure(404, 'Tracker not found');
+        create = () => service.createUrlDown(trackerId, severity);
+      } else {
+        const deviceId = deps.latencyTrackerDevice(trackerId);
+        if (deviceId === null || !service.deps.devices.visibleDevice(identityOf(request), deviceId))
+          throw failure(404, 'Tracker not found');
+        create = () => service.createDeviceDown(trackerId, deviceId, severity);
+      }
+      const result = audit(request, 'legacy_alert.create', { type: 'legacy_alert' }, create);
       reply.code(result.created ? 201 : 200);
       return service.legacyRecord(result.row);
     },

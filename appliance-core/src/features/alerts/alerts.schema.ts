@@ -328,10 +328,22 @@ export const FlapControlRecord = Type.Object({
   /** Legacy alerts flapping now (ids the caller may see), notifications held. */
   flapping: Type.Array(Type.Integer()),
 });
+/** A legacy alert inside its tracker's `alerts` (alertRecord in legacy-alerts.repository.ts). */
+export const LegacyAlertSummary = Type.Object({
+  id: Type.Integer(),
+  type: Type.String({ description: '`linkstate`, `device_down` or `url_down`' }),
+  active: Type.Boolean(),
+  last_state: Nullable(Type.Integer({ description: 'the state the alert last saw' })),
+  last_fired_at: Nullable(Type.Integer({ description: 'UTC milliseconds' })),
+  fired_count: Type.Integer(),
+});
+
 export const CreateLegacyAlertBody = Type.Object({
-  tracker_kind: Type.Literal('latency'),
+  tracker_kind: Type.Union([Type.Literal('latency'), Type.Literal('url')]),
   tracker_id: Id,
-  alert_type: Type.Literal('device_down'),
+  alert_type: Type.Union([Type.Literal('device_down'), Type.Literal('url_down')], {
+    description: '`device_down` for a latency tracker, `url_down` for a URL tracker',
+  }),
   severity: Type.Optional(Severity),
 });
 

@@ -44,6 +44,7 @@ import {
   legacyClassOf,
   listLegacyAlerts,
   setLegacyRouterConfig,
+  URL_DOWN_ALERT,
   type AlertRow as LegacyAlertRow,
 } from './legacy-alerts.repository.js';
 
@@ -108,6 +109,8 @@ export interface AlertsDeps {
   devices: AlertDevices;
   /** The appliance's time zone (maintenance windows). */
   timeZone: () => string;
+  /** The URL a URL tracker checks, or null when there is no such tracker (url-monitors). */
+  urlOfTracker?: (trackerId: number) => string | null;
 }
 
 // --- records -------------------------------------------------------------------------------------
@@ -479,11 +482,26 @@ export class AlertsService {
 
   /** The latency tracker's device-down alert (designed legacy alert definition). */
   createDeviceDown(trackerId: number, deviceId: number, severity: number) {
-    const existing = findAlert(this.db, 'latency', trackerId, DEVICE_DOWN_ALERT);
+    return this.createLegacy('latency', trackerId, deviceId, DEVICE_DOWN_ALERT, severity);
+  }
+
+  /** A URL tracker's check-failed alert (designed legacy alert definition; no device). */
+  createUrlDown(trackerId: number, severity: number) {
+    return this.createLegacy('url', trackerId, null, URL_DOWN_ALERT, severity);
+  }
+
+  private createLegacy(
+    kind: 'latency' | 'url',
+    trackerId: number,
+    deviceId: number | null,
+    type: string,
+    severity: number,
+  ) {
+    const existing = findAlert(this.db, kind, trackerId, type);
     if (existing) return { id: existing.id, row: existing, created: false };
     const row = ensureLegacyAlert(
       this.db,
-      { deviceId, kind: 'latency', trackerId, type: DEVICE_DOWN_ALERT, severity },
+      { deviceId, kind, trackerId, type, severity },
       this.now(),
     );
     return { id: row.id, row, created: true };

@@ -21,8 +21,10 @@ export {
   findAlert,
   observeAlertState,
   toggleAlert,
+  URL_DOWN_ALERT,
   type AlertRow,
   type TrackerKind,
 } from './legacy-alerts.repository.js';
 export { createAlerts, type Alerts } from './alerts-feature.service.js';
+export { LegacyAlertSummary } from './alerts.schema.js';
 export type { DeliveryQueue, DeliverySeam, Notification, OutletTarget } from './alerts.service.js';

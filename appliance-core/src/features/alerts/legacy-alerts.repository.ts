@@ -137,9 +137,19 @@ export function deleteLegacyAlertsOfDevice(db: DB, deviceId: number): void {
 /** The latency tracker's device-down alert type (class legacy_device_down). */
 export const DEVICE_DOWN_ALERT = 'device_down';
 
+/** A URL tracker's alert type (class legacy_url_down): state 0 = the check failed, 1 = it passed. */
+export const URL_DOWN_ALERT = 'url_down';
+
 /** The alert class a legacy alert notifies with. */
 export function legacyClassOf(alertType: string): string {
-  return alertType === DEVICE_DOWN_ALERT ? 'legacy_device_down' : 'legacy_link_state';
+  if (alertType === DEVICE_DOWN_ALERT) return 'legacy_device_down';
+  return alertType === URL_DOWN_ALERT ? 'legacy_url_down' : 'legacy_link_state';
+}
+
+/** Whether a state a legacy alert fired for is its down state. */
+export function isDownState(alertType: string, state: number | null): boolean {
+  if (alertType === DEVICE_DOWN_ALERT || alertType === URL_DOWN_ALERT) return state === 0;
+  return state === 2; // link state: ifOperStatus down
 }
 
 export const listLegacyAlerts = (db: DB) =>

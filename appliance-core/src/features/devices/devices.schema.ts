@@ -223,7 +223,17 @@ export function deviceDetailBody(sections: ProvidedSchemas) {
     netflow: Type.Object({
       bytes: Type.Integer(),
       count: Type.Integer(),
-      top_partners: Type.Array(Type.Unknown()),
+      top_partners: Type.Array(
+        Type.Object({
+          ip: Type.String(),
+          device_id: Type.Union([Type.Integer(), Type.Null()]),
+          host: Type.Union([Type.String(), Type.Null()]),
+          bytes: Type.Integer(),
+        }),
+        {
+          description: 'the addresses this device exchanged most bytes with in the window (flows)',
+        },
+      ),
     }),
     ping: section('ping', 'latency readings in the window'),
     oids: section('oids', 'OID trackers with their readings in the window'),

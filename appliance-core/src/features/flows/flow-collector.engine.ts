@@ -11,6 +11,10 @@
  *   contract: a busy fixed port ends the process, as for syslog).
  * - Nothing here touches a datagram: a flood never stalls the API thread.
  * - Counters are exact in the worker and read here without a message round trip.
+ * - A receiver that dies after its start (never expected: input cannot throw) is logged and
+ *   started again on the same port a second later, as the syslog engine does; its counters
+ *   carry on (the new worker continues from the shared array; `templates` is the cache it holds
+ *   now, which starts empty: exporters resend templates, held data waits for them).
  *
  * Limits (docs/features/flows.md): a batch is committed every FLUSH_MS or BATCH_ROWS records;
  * the producer holds at most MAX_QUEUED_WRITES writes before it drops batches and counts them;
@@ -30,6 +34,7 @@ const BATCH_ROWS = 4096;
 const MAX_QUEUED_WRITES = 32_768;
 const RECEIVE_BUFFER = 8 * 1024 * 1024;
 const STOP_TIMEOUT_MS = 4000;
+const RESTART_DELAY_MS = 1000;
 
 /** The worker's counters, in its order (flow-receiver.engine.mjs COUNTERS). */
 const COUNTERS = [
@@ -55,6 +60,11 @@ export class FlowCollectorEngine {
   private unsubscribe: (() => void) | null = null;
   /** The bound port, or null when disabled or stopped. */
   port: number | null = null;
+  private stopping = false;
+  /** Counts stop() calls: a start that binds after a stop began does not publish its port. */
+  private stops = 0;
+  private restartPort: number | null = null;
+  private restartTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly ctx: CoreContext,
@@ -74,7 +84,8 @@ export class FlowCollectorEngine {
     const worker = new Worker(WORKER_URL, {
       workerData: {
         host,
-        port: setting,
+        // After a crash the receiver takes back the port it had (an `auto` port included).
+        port: this.restartPort ?? setting,
         writerPort,
         counters: this.counterBuffer,
         flushMs: FLUSH_MS,
@@ -85,6 +96,7 @@ export class FlowCollectorEngine {
       transferList: [writerPort],
     });
     this.worker = worker;
+    const stops = this.stops;
     const port = await new Promise<number>((resolve, reject) => {
       worker.on('message', (msg: { type: string; port?: number; message?: string }) => {
         if (msg.type === 'bound') resolve(msg.port as number);
@@ -97,12 +109,14 @@ export class FlowCollectorEngine {
       worker.once('exit', () => {
         if (this.worker === worker) this.worker = null;
         reject(new Error('netflow: receiver exited'));
+        if (this.port !== null && !this.stopping) this.restartLater();
       });
     }).catch(async (err: unknown) => {
       await worker.terminate();
       this.worker = null;
       throw err;
     });
+    if (stops !== this.stops) return; // stopped meanwhile (stop() ends this worker)
     this.port = port;
     this.ctx.collectorPorts.set('netflow', { udp: port });
     this.unsubscribe = this.ipMap.subscribe((snapshot) =>
@@ -111,6 +125,10 @@ export class FlowCollectorEngine {
   }
 
   async stop(): Promise<void> {
+    this.stops++;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    this.restartPort = null;
     const worker = this.worker;
     this.unsubscribe?.();
     this.unsubscribe = null;
@@ -119,10 +137,27 @@ export class FlowCollectorEngine {
       this.ctx.collectorPorts.delete('netflow');
       return;
     }
+    this.stopping = true;
     await stopWorker(worker, STOP_TIMEOUT_MS);
     this.worker = null;
     this.port = null;
+    this.stopping = false;
     this.ctx.collectorPorts.delete('netflow');
+  }
+
+  /** The receiver died after it started (a bug, not input): start it again on its port, at most once a second. */
+  private restartLater(): void {
+    this.ctx.log.error({ port: this.port }, 'flow receiver exited; restarting it');
+    this.restartPort = this.port;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      this.start().catch((err: unknown) =>
+        this.ctx.log.error({ err }, 'flow receiver could not restart'),
+      );
+    }, RESTART_DELAY_MS);
+    this.restartTimer.unref();
   }
 
   counts(): FlowCounters {

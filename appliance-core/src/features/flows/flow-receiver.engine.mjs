@@ -80,15 +80,28 @@ let rollup = new Map();
 /** @type {NodeJS.Timeout | null} */
 let timer = null;
 
+/**
+ * The decoder's counts of an earlier receiver (a restart after a crash: the shared array outlives
+ * the worker, so the counters carry on). `templates` is not carried: it is the cache held now.
+ */
+const base = {
+  held: counters[at.held] ?? 0,
+  released: counters[at.released] ?? 0,
+  expired: counters[at.expired] ?? 0,
+  evictions: counters[at.evictions] ?? 0,
+  malformed: counters[at.malformed] ?? 0,
+};
+
 function syncDecoderCounters() {
   const c = decoder.counters;
-  counters[at.held] = c.heldSets;
-  counters[at.released] = c.releasedSets;
-  counters[at.expired] = c.expiredSets;
-  counters[at.evictions] = c.evictions;
-  counters[at.malformed] = c.malformed;
+  counters[at.held] = base.held + c.heldSets;
+  counters[at.released] = base.released + c.releasedSets;
+  counters[at.expired] = base.expired + c.expiredSets;
+  counters[at.evictions] = base.evictions + c.evictions;
+  counters[at.malformed] = base.malformed + c.malformed;
   counters[at.templates] = decoder.templateCount;
 }
+syncDecoderCounters();
 
 /** @param {Buffer} datagram @param {string} address */
 function accept(datagram, address) {
@@ -257,7 +270,12 @@ bind().then(
 
 parent.on('message', async (/** @type {any} */ msg) => {
   if (msg.type === 'devices') useSnapshot(msg.snapshot);
-  else if (msg.type === 'stop') {
+  else if (msg.type === 'crash') {
+    // Test hook (only the engine's thread can post it): an uncaught error, as a bug would throw.
+    setImmediate(() => {
+      throw new Error('flow receiver: crash requested');
+    });
+  } else if (msg.type === 'stop') {
     clearInterval(expiry);
     await new Promise((r) => (udp ? udp.close(() => r(undefined)) : r(undefined)));
     flush();

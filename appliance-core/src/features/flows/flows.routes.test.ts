@@ -58,7 +58,12 @@ async function send(port: number, ...packets: Uint8Array[]): Promise<void> {
   socket.close();
 }
 
-type Counters = Record<string, number> & { stored: number; malformed: number };
+type Counters = Record<string, number> & {
+  stored: number;
+  malformed: number;
+  received: number;
+  datagrams: number;
+};
 
 async function counters(): Promise<Counters> {
   return (await call('GET', '/api/intake/counters', admin)).body.flows as Counters;
@@ -469,5 +474,81 @@ describe('collector', () => {
     expect(metrics.text).toMatch(
       /appliance_intake_messages_total\{feed="flows",outcome="stored"\} 7/,
     );
+  });
+});
+
+describe('a receiver that dies', () => {
+  type Engine = {
+    worker: { terminate(): Promise<number>; postMessage(msg: unknown): void } | null;
+    port: number | null;
+  };
+  const engine = () => h.appliance.engines.find((e) => e.name === 'flows') as unknown as Engine;
+
+  /** Sends template + data until the flow from `src` is listed (datagrams sent while no socket listens are lost; at most ~6 s). */
+  async function sendUntilListed(port: number, src: string): Promise<number> {
+    let listed = 0;
+    for (let i = 0; i < 30 && listed === 0; i++) {
+      const t = h.clock.now();
+      await send(
+        port,
+        ipfixPacket(
+          [
+            set(2, templateRecord(256, IPV4_FIELDS)),
+            set(256, dataRecords(IPV4_FIELDS, [[src, '10.4.4.4', 9, 9, 17, 1, 64, t - 500, t]])),
+          ],
+          { exportSecs: Math.floor(t / 1000) },
+        ),
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      listed = data(
+        await call('GET', `/api/netflow/list${q({ filters: { src_ip: src } })}`, admin),
+      ).length;
+    }
+    return listed;
+  }
+
+  it.each([
+    [
+      'crashes (an uncaught error)',
+      (w: NonNullable<Engine['worker']>) => w.postMessage({ type: 'crash' }),
+    ],
+    ['is killed', (w: NonNullable<Engine['worker']>) => void w.terminate()],
+  ])(
+    'that %s is started again on the same port; records are stored again; counters carry on',
+    async (what, kill) => {
+      const e = engine();
+      const port = e.port as number;
+      const before = await counters();
+      expect(before.stored).toBeGreaterThan(0);
+      expect(before.malformed).toBeGreaterThan(0);
+      const dead = e.worker!;
+      kill(dead);
+      const src = what.startsWith('crash') ? '10.3.3.1' : '10.3.3.2';
+      expect(await sendUntilListed(port, src)).toBeGreaterThanOrEqual(1);
+      expect(e.worker).not.toBe(dead);
+      expect(e.port).toBe(port);
+      expect(h.appliance.ctx.collectorPorts.report().netflow?.udp).toBe(port);
+      const after = await counters();
+      // Carried on: nothing counted before the death is lost, the new records add to it.
+      expect(after.stored).toBeGreaterThan(before.stored);
+      expect(after.received).toBeGreaterThan(before.received);
+      expect(after.datagrams).toBeGreaterThan(before.datagrams);
+      expect(after.malformed).toBe(before.malformed);
+      expect(after.stored).toBeGreaterThanOrEqual(before.stored + 1);
+    },
+    20_000,
+  );
+
+  it('stopped during the restart delay, stays stopped (last: it stops the collector)', async () => {
+    const e = engine() as Engine & { stop(): Promise<void> };
+    const dead = e.worker!;
+    void dead.terminate();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(e.worker).toBeNull();
+    await e.stop();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(e.worker).toBeNull();
+    expect(e.port).toBeNull();
+    expect(h.appliance.ctx.collectorPorts.report().netflow).toBeUndefined();
   });
 });

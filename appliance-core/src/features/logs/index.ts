@@ -9,6 +9,8 @@
  * - `EventLogIntake#plan(trackerId, now)` / `#ingest(trackerId, events, polledAt)`: what the
  *   agents feature asks an agent for and hands back (one day of backfill at a tracker's first poll).
  * - `SavedFilters` and `savedFilterRoutes`: the one saved-filter module, reused by flows.
+ * - `registerLogWrites(writer)`: the log tables' statements, for a writer beside the appliance's own
+ *   (tests that hand events to `EventLogIntake` in process).
  * - `IntakeCounterRegistry#register(feed, read)`: where the IDS follower and flows add their
  *   counters to GET /api/intake/counters and /metrics.
  */
@@ -26,3 +28,4 @@ export { savedFilterRoutes } from './saved-filters.routes.js';
 export { IntakeCounterRegistry, type FeedCounters } from './intake-counters.catalog.js';
 export { FEEDS, type Feed } from './log-feeds.rules.js';
 export { SyslogEngine, type IntakeCounters } from './syslog.engine.js';
+export { registerLogWrites } from './logs.writes.js';

@@ -5,3 +5,4 @@
 export { urlMonitorsRoutes } from './url.routes.js';
 export { UrlMonitorEngine, type UrlEngineOptions } from './url.engine.js';
 export { checkUrl, type UrlCheckResult } from './url.checker.js';
+export { urlOfTracker } from './url.repository.js';

@@ -3,6 +3,13 @@
  */
 import type { DB } from '../../platform/db/database.js';
 import { toSqlDateTime } from '../../platform/time/time.js';
+import {
+  alertRecord,
+  alertsOf,
+  findAlert,
+  observeAlertState,
+  URL_DOWN_ALERT,
+} from '../alerts/index.js';
 import type { UrlCheckResult } from './url.checker.js';
 
 export const URL_DEFAULT_INTERVAL = 300;
@@ -57,13 +64,21 @@ export function updateUrlTracker(
   ).run(t.url, t.pattern, t.interval, now, id);
 }
 
+/** The URL a tracker checks, or null when there is no such tracker. */
+export const urlOfTracker = (db: DB, id: number): string | null =>
+  (db.prepare('SELECT url FROM url_trackers WHERE id = ?').pluck().get(id) as string | undefined) ??
+  null;
+
 export const countUrlTrackers = (db: DB) =>
   (db.prepare('SELECT count(*) AS n FROM url_trackers').get() as { n: number }).n;
 
 export const deleteUrlTracker = (db: DB, id: number) =>
   db.prepare('DELETE FROM url_trackers WHERE id = ?').run(id).changes > 0;
 
-/** Stores a check: the latest reading on the tracker and one history row (one transaction). */
+/**
+ * Stores a check: the latest reading on the tracker, one history row and what its url_down alert
+ * saw (one transaction).
+ */
 export function recordUrlCheck(db: DB, id: number, result: UrlCheckResult, now: number): void {
   db.transaction(() => {
     const updated = db
@@ -83,6 +98,10 @@ export function recordUrlCheck(db: DB, id: number, result: UrlCheckResult, now: 
     db.prepare(
       'INSERT OR REPLACE INTO url_samples (tracker_id, ts, ok, latency, http_status, ssl_expires_at) VALUES (?, ?, ?, ?, ?, ?)',
     ).run(id, now, result.ok ? 1 : 0, result.latency, result.status, result.sslExpiresAt);
+    // The tracker's url_down alert sees the state (1 passed, 0 failed): a change fires, which the
+    // alerting engine routes (features/alerts).
+    const alert = findAlert(db, 'url', id, URL_DOWN_ALERT);
+    if (alert) observeAlertState(db, alert, result.ok ? 1 : 0, result.message, now);
   })();
 }
 
@@ -100,7 +119,20 @@ export function urlSamples(db: DB, id: number, start: number, end: number) {
   }[];
 }
 
-export function urlRecord(row: UrlTrackerRow) {
+/** The URL trackers as the API shows them, with their legacy alerts (null where none is attached). */
+export function urlRecords(db: DB, rows: readonly UrlTrackerRow[]) {
+  const alerts = alertsOf(
+    db,
+    'url',
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => {
+    const attached = alerts.get(row.id) ?? [];
+    return urlRecord(row, attached.length > 0 ? attached.map(alertRecord) : null);
+  });
+}
+
+function urlRecord(row: UrlTrackerRow, alerts: ReturnType<typeof alertRecord>[] | null) {
   return {
     id: row.id,
     url: row.url,
@@ -111,7 +143,7 @@ export function urlRecord(row: UrlTrackerRow) {
     message: row.message,
     status: row.status,
     ssldate: row.ssldate,
-    // Alert triggers on URLs come with alerting; none can be attached yet.
-    alerts: null,
+    // The url_down alert (POST /api/legacy-alerts), or null when none is attached (spec).
+    alerts,
   };
 }

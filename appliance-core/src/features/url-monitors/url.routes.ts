@@ -17,6 +17,7 @@ import { defineRoute } from '../../platform/http/define-route.js';
 import { legacy200 } from '../../platform/http/schemas.js';
 import { DAY_MS, HOUR_MS, toIso, toSqlDateTime } from '../../platform/time/time.js';
 import { hostRefusal } from '../../platform/net/outbound.js';
+import { LegacyAlertSummary } from '../alerts/index.js';
 import { urlPolicyOf, type UrlMonitorEngine } from './url.engine.js';
 import {
   countUrlTrackers,
@@ -29,7 +30,7 @@ import {
   URL_MAX_INTERVAL,
   URL_MIN_INTERVAL,
   URL_TRACKER_LIMIT,
-  urlRecord,
+  urlRecords,
   urlSamples,
 } from './url.repository.js';
 
@@ -46,7 +47,9 @@ const UrlTrackerRecord = Type.Object({
   message: Nullable(Type.String()),
   status: Nullable(Type.Integer({ description: 'HTTP status of the last check' })),
   ssldate: Nullable(Type.String({ description: 'certificate expiry (YYYY-MM-DD HH:MM:SS UTC)' })),
-  alerts: Type.Null({ description: 'null while no alert trigger is attached' }),
+  alerts: Type.Union([Type.Array(LegacyAlertSummary), Type.Null()], {
+    description: 'the url_down alert (POST /api/legacy-alerts); null while no alert is attached',
+  }),
 });
 const Rows = Type.Array(UrlTrackerRecord);
 const Ms = Nullable(Type.Number({ description: 'ms' }));
@@ -120,7 +123,7 @@ export async function urlMonitorsRoutes(
       200: legacy200(Type.Object({ status: Type.Literal(201), data: Rows })),
     },
 
-    handler: async () => ({ status: 201 as const, data: listUrlTrackers(db).map(urlRecord) }),
+    handler: async () => ({ status: 201 as const, data: urlRecords(db, listUrlTrackers(db)) }),
   });
 
   // spec: part2 > URL monitoring > POST /api/saveUrl
@@ -231,7 +234,7 @@ export async function urlMonitorsRoutes(
     handler: async () => ({
       status: 201 as const,
       hasError: false as const,
-      message: { data: listUrlTrackers(db).map(urlRecord) },
+      message: { data: urlRecords(db, listUrlTrackers(db)) },
     }),
   });
 

@@ -23,6 +23,8 @@ describe('loadConfig', () => {
       captureDiskMax: 2147483648,
       captureEngine: 'auto',
       captureIdleSeconds: 60,
+      networkMode: 'dry-run',
+      rootHelperSocket: '/run/netmon-appliance/root-helper.sock',
     });
   });
 
@@ -141,6 +143,24 @@ describe('APPLIANCE_OUTLET_ALLOW', () => {
     ).toEqual(['127.0.0.1', 'hooks.corp.example', '10.0.0.0/8']);
     expect(() => loadConfig({}, ['--outlet-allow', '10.0.0.0/40'], '/srv')).toThrow(
       /APPLIANCE_OUTLET_ALLOW \(--outlet-allow\): outlet allowlist entry 10\.0\.0\.0\/40 has a bad prefix length/,
+    );
+  });
+
+  it('takes the network mode (apply or dry-run, flag wins) and an absolute root-helper socket', () => {
+    expect(loadConfig({ APPLIANCE_NETWORK_MODE: 'apply' }, [], '/')).toMatchObject({
+      networkMode: 'apply',
+    });
+    expect(
+      loadConfig({ APPLIANCE_NETWORK_MODE: 'apply' }, ['--network-mode', 'dry-run'], '/'),
+    ).toMatchObject({ networkMode: 'dry-run' });
+    expect(() => loadConfig({ APPLIANCE_NETWORK_MODE: 'yes' }, [], '/')).toThrow(
+      /APPLIANCE_NETWORK_MODE \(--network-mode\)/,
+    );
+    expect(loadConfig({}, ['--root-helper-socket', '/tmp/helper.sock'], '/').rootHelperSocket).toBe(
+      '/tmp/helper.sock',
+    );
+    expect(() => loadConfig({ APPLIANCE_ROOT_HELPER_SOCKET: 'relative.sock' }, [], '/')).toThrow(
+      /APPLIANCE_ROOT_HELPER_SOCKET/,
     );
   });
 });

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { ROOT_HELPER_DEFAULT_SOCKET } from '../host/root-helper.protocol.js';
 import { parseAllowList } from '../net/outbound.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -49,6 +50,8 @@ export const ConfigSchema = Type.Object({
     Type.Union([Type.Literal('auto'), Type.Literal('dumpcap'), Type.Literal('cap')]),
   ),
   captureIdleSeconds: Type.Optional(Type.Integer({ minimum: 5, maximum: 86400 })),
+  networkMode: Type.Optional(Type.Union([Type.Literal('apply'), Type.Literal('dry-run')])),
+  rootHelperSocket: Type.Optional(Type.String({ pattern: '^/[^\\x00]*$', maxLength: 107 })),
 });
 export type ApplianceConfig = Static<typeof ConfigSchema>;
 
@@ -255,6 +258,22 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'integer',
     default: '60',
     help: 'An ephemeral capture whose chunks nobody polls for this long expires',
+  },
+  {
+    key: 'networkMode',
+    env: 'APPLIANCE_NETWORK_MODE',
+    flag: '--network-mode',
+    kind: 'string',
+    default: 'dry-run',
+    help: 'Host changes (network, hostname, time, systemd units): apply (through the root helper) or dry-run (validated, reported, never applied); the host package sets apply',
+  },
+  {
+    key: 'rootHelperSocket',
+    env: 'APPLIANCE_ROOT_HELPER_SOCKET',
+    flag: '--root-helper-socket',
+    kind: 'string',
+    default: ROOT_HELPER_DEFAULT_SOCKET,
+    help: "The root helper's Unix socket (absolute path), used in apply mode",
   },
 ];
 

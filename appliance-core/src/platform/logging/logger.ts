@@ -24,6 +24,14 @@ export const REDACT_PATHS = [
   '*.*.*.authorization_header',
   '*.config.authorization_header',
   'config.authorization_header',
+  // License registration keys (validateLicense's body): answered by getLicenseInfo, never logged.
+  'registrationKey',
+  '*.registrationKey',
+  '*.*.registrationKey',
+  // The HTTPS certificate's private key (extractCertificate's answer, a stored pair logged whole).
+  'private_key',
+  '*.private_key',
+  '*.privateKey',
 ];
 
 export function createLogger(level: string): Logger {

@@ -17,6 +17,8 @@ export const SYSTEM_TOOLS = {
   nmap: { program: 'nmap', debianPackage: 'nmap' },
   iperf3: { program: 'iperf3', debianPackage: 'iperf3' },
   whois: { program: 'whois', debianPackage: 'whois' },
+  ip: { program: 'ip', debianPackage: 'iproute2' },
+  systemctl: { program: 'systemctl', debianPackage: 'systemd' },
 } as const satisfies Record<string, SystemTool>;
 
 export type SystemToolName = keyof typeof SYSTEM_TOOLS;

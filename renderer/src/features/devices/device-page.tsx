@@ -25,6 +25,7 @@ import {
 import { DisksPanel, InterfacesPanel, LatencyPanel, PortsAndOids } from './device-charts.js';
 import { DeviceForm } from './device-form.js';
 import { DeviceLogsPanel } from './device-logs-panel.js';
+import { DeviceFlowsPanel, flowSummaryOf } from '../flows/device-flows-panel.js';
 import { DeviceWidgets, PinnedWidgets } from './device-widgets.js';
 import { TrackersPanel } from './trackers-panel.js';
 import { WalkPanel } from './walk-panel.js';
@@ -107,6 +108,9 @@ export function Page() {
           {caller.can('write_devices') ? <Tabs.Tab value="trackers">Trackers</Tabs.Tab> : null}
           {caller.can('tools') ? <Tabs.Tab value="walk">SNMP walk</Tabs.Tab> : null}
           {caller.can('write_devices') ? <Tabs.Tab value="logs">Logs</Tabs.Tab> : null}
+          <Tabs.Tab value="flows" data-testid="flows-tab">
+            Flows
+          </Tabs.Tab>
           {caller.can('alerts') ? <Tabs.Tab value="alerting">Alerting</Tabs.Tab> : null}
         </Tabs.List>
         <Tabs.Panel value="charts" pt="sm">
@@ -144,6 +148,9 @@ export function Page() {
         </Tabs.Panel>
         <Tabs.Panel value="logs" pt="sm">
           <DeviceLogsPanel deviceId={id} />
+        </Tabs.Panel>
+        <Tabs.Panel value="flows" pt="sm">
+          <DeviceFlowsPanel ip={d.ip_address} summary={flowSummaryOf(d.netflow)} />
         </Tabs.Panel>
         <Tabs.Panel value="alerting" pt="sm">
           <DeviceAlertingPanel deviceId={id} />

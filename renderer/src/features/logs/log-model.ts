@@ -198,7 +198,7 @@ export function buildFilters(
  * than lists: no time on syslog, no device id on IDS), and the keys it had to leave out.
  */
 export function savableFilter(
-  feed: FeedDef,
+  feed: Pick<FeedDef, 'savedKeys'>,
   filters: LogFilters,
 ): { filter: LogFilters; dropped: string[] } {
   const filter: LogFilters = {};

@@ -87,6 +87,9 @@ export interface SavedFilter {
   enabled: boolean;
 }
 
+/** The feeds with saved filters: the three logs and the flows (`/api/netflow/filters`, one set for both flow lists). */
+export type FilterFeedId = FeedId | 'netflow';
+
 export interface SyslogConfig {
   enabled: boolean;
   min_severity: number;
@@ -113,7 +116,7 @@ export const logKeys = {
     ['logs', feed, 'list', window, filters, limit, page] as const,
   sevSum: (feed: FeedId, window: string, filters: string) =>
     ['logs', feed, 'sevSum', window, filters] as const,
-  filters: (feed: FeedId) => ['logs', feed, 'filters'] as const,
+  filters: (feed: FilterFeedId) => ['logs', feed, 'filters'] as const,
   recent: (feed: FeedId) => ['logs', feed, 'recent'] as const,
   event: (id: number) => ['logs', 'eve', 'event', id] as const,
   syslogConfig: (deviceId: number) => ['logs', 'syslog', 'config', deviceId] as const,
@@ -181,7 +184,7 @@ export function recentLogsQuery(feed: FeedId, limit = 10) {
   });
 }
 
-export function savedFiltersQuery(feed: FeedId) {
+export function savedFiltersQuery(feed: FilterFeedId) {
   return queryOptions({
     queryKey: logKeys.filters(feed),
     queryFn: () => api.get<{ message: string; filters: SavedFilter[] }>(`/api/${feed}/filters`),
@@ -189,16 +192,16 @@ export function savedFiltersQuery(feed: FeedId) {
   });
 }
 
-export const saveFilter = (feed: FeedId, label: string, filter: LogFilters) =>
+export const saveFilter = (feed: FilterFeedId, label: string, filter: LogFilters) =>
   api.post<{ message: string; filter: SavedFilter }>(`/api/${feed}/filters`, {
     label,
     filter: JSON.stringify(filter),
   });
 
-export const toggleFilter = (feed: FeedId, id: number) =>
+export const toggleFilter = (feed: FilterFeedId, id: number) =>
   api.post<{ message: string; filters: SavedFilter[] }>(`/api/${feed}/filters/toggle/${id}`);
 
-export const deleteFilter = (feed: FeedId, id: number) =>
+export const deleteFilter = (feed: FilterFeedId, id: number) =>
   api.delete<{ message: string }>(`/api/${feed}/filters/${id}`);
 
 export function idsEventQuery(id: number) {

@@ -2,7 +2,8 @@
  * Saved filters of a feed: personal exclusions (spec part 3). An enabled one hides the rows it
  * matches from the caller's own list and summary of this feed, and from nobody else's. Create one
  * from the current filters (the keys a saved filter accepts), toggle, delete. Every change reloads
- * the list and the summary; a refusal shows the appliance's message.
+ * the list and the summary; a refusal shows the appliance's message. Generic over the feed: the
+ * flow explorer passes `netflow` (one set for both flow lists) with its own refresh and wording.
  */
 import {
   ActionIcon,
@@ -21,17 +22,35 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
 import { ErrorNotice, errorText, RowsSkeleton } from '../../components/ui/feedback.js';
-import { describeFilter, savableFilter, type FeedDef, type LogFilters } from './log-model.js';
+import { describeFilter, savableFilter, type LogFilters } from './log-model.js';
 import {
   deleteFilter,
   logKeys,
   saveFilter,
   savedFiltersQuery,
   toggleFilter,
+  type FilterFeedId,
   type SavedFilter,
 } from './logs-api.js';
 
-export function SavedFiltersPanel({ feed, current }: { feed: FeedDef; current: LogFilters }) {
+/** What the panel needs of a feed: its saved-filter endpoint family and the keys a saved filter takes. */
+export interface SavedFilterFeed {
+  id: FilterFeedId;
+  savedKeys: string[];
+}
+
+export function SavedFiltersPanel({
+  feed,
+  current,
+  onChange,
+  hint = 'Personal exclusions: an enabled one hides the rows it matches from your list and severity counts here, never from anyone else’s, and never deletes anything.',
+}: {
+  feed: SavedFilterFeed;
+  current: LogFilters;
+  /** Reloads what the filters change (default: this log feed's list, summary and recent rows). */
+  onChange?: () => void;
+  hint?: string;
+}) {
   const queryClient = useQueryClient();
   const saved = useQuery(savedFiltersQuery(feed.id));
   const [label, setLabel] = useState('');
@@ -39,12 +58,14 @@ export function SavedFiltersPanel({ feed, current }: { feed: FeedDef; current: L
   const { filter, dropped } = savableFilter(feed, current);
   const empty = Object.keys(filter).length === 0;
   const refreshRows = () =>
-    void queryClient.invalidateQueries({
-      predicate: (q) =>
-        q.queryKey[0] === 'logs' &&
-        q.queryKey[1] === feed.id &&
-        (q.queryKey[2] === 'list' || q.queryKey[2] === 'sevSum' || q.queryKey[2] === 'recent'),
-    });
+    onChange
+      ? onChange()
+      : void queryClient.invalidateQueries({
+          predicate: (q) =>
+            q.queryKey[0] === 'logs' &&
+            q.queryKey[1] === feed.id &&
+            (q.queryKey[2] === 'list' || q.queryKey[2] === 'sevSum' || q.queryKey[2] === 'recent'),
+        });
   const setList = (filters: SavedFilter[]) =>
     queryClient.setQueryData(logKeys.filters(feed.id), { message: '', filters });
   const fail = (err: unknown) =>
@@ -132,8 +153,7 @@ export function SavedFiltersPanel({ feed, current }: { feed: FeedDef; current: L
         </Popover>
       </Group>
       <Text size="xs" c="dimmed" mb={6}>
-        Personal exclusions: an enabled one hides the rows it matches from your list and severity
-        counts here, never from anyone else’s, and never deletes anything.
+        {hint}
       </Text>
       {saved.isError ? (
         <ErrorNotice error={saved.error} onRetry={() => void saved.refetch()} />
