@@ -6,6 +6,7 @@
  * - an alert created through its form (the syslog class's parameter form), a syslog line sent
  *   with `logger`, the webhook delivered, and the occurrence in the history page with its
  *   notification;
+ * - an email template restored to its seeded body (after a confirmation; Cancel changes nothing);
  * - the maintenance-window form refusing a `dawom` window without its nth weekday, then saving;
  * - the mail relay form: the password saved, then shown as stored (masked), never in the page;
  * - a tag-restricted user creating a global alert sees the appliance's 403 text; no mail relay;
@@ -320,6 +321,43 @@ describe.runIf(enabled)('alerting pages in Chromium', { timeout: 180_000 }, () =
     await page.getByTestId('relay-result').waitFor();
     const again = await a.api('POST', '/api/smtpSettings', { action: 'get' }, token);
     expect(again.body.smtp.authpass).toEqual({ __encrypted__: true });
+    await clean();
+  });
+
+  it('restores an email template to its seeded body after a confirmation', async () => {
+    const page = w.page;
+    const list = await a.api('GET', '/api/email-templates', undefined, token);
+    const tpl = (list.body as { id: number; label: string; email_template: string }[]).find(
+      (t) => t.label === 'Syslog alert',
+    )!;
+    const seeded = tpl.email_template;
+    const edited = await a.api(
+      'PUT',
+      `/api/email-templates/${tpl.id}`,
+      { email_template: '<p>edited {$alert_label}</p>' },
+      token,
+    );
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    await page.goto(`${a.url}/alerts/templates`);
+    const row = page
+      .getByRole('table', { name: 'Email templates' })
+      .getByRole('row', { name: /Syslog alert/ });
+    await row.getByRole('button', { name: 'Restore' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Restore a template' });
+    await dialog.getByText(/Your edits are lost/).waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(
+      (await a.api('GET', `/api/email-templates/${tpl.id}`, undefined, token)).body.email_template,
+    ).toBe('<p>edited {$alert_label}</p>');
+    await row.getByRole('button', { name: 'Restore' }).click();
+    await page.getByTestId('confirm-action').click();
+    await expect
+      .poll(async () => {
+        const t = await a.api('GET', `/api/email-templates/${tpl.id}`, undefined, token);
+        return t.body.email_template as string;
+      })
+      .toBe(seeded);
     await clean();
   });
 
