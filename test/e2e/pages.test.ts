@@ -93,6 +93,13 @@ const PAGES: { name: string; path: string; ready: string; act?: (page: Page) => 
     { name: 'users', path: '/users', ready: 'Users' },
     { name: 'tokens', path: '/tokens', ready: 'Access tokens' },
     { name: 'oauth-clients', path: '/oauth-clients', ready: 'OAuth clients' },
+    { name: 'alerts', path: '/alerts', ready: 'Alerts' },
+    { name: 'alerts-history', path: '/alerts/history', ready: 'Alert history' },
+    { name: 'alerts-outlets', path: '/alerts/outlets', ready: 'Outlets and routing' },
+    { name: 'alerts-templates', path: '/alerts/templates', ready: 'Classes and templates' },
+    { name: 'alerts-windows', path: '/alerts/windows', ready: 'Maintenance windows' },
+    { name: 'alerts-legacy', path: '/alerts/legacy', ready: 'Legacy alerts' },
+    { name: 'mail-relay', path: '/mail-relay', ready: 'Mail relay' },
     {
       name: 'palette',
       path: '/devices',

@@ -5,7 +5,7 @@ import type { Permission } from '../lib/caller.js';
 export interface PageEntry {
   path: string;
   label: string;
-  group: 'Monitor' | 'Logs' | 'Tools' | 'Inventory' | 'Administration' | 'Desktop';
+  group: 'Monitor' | 'Logs' | 'Tools' | 'Inventory' | 'Administration' | 'Desktop' | 'Alerting';
   /** Shown when the caller holds any of these (none = everyone). */
   anyOf?: Permission[];
   /** `g <key>` jumps here. */
@@ -85,6 +85,49 @@ export const PAGES: PageEntry[] = [
     anyOf: ['system'],
     icon: '◫',
   },
+  { path: '/alerts', label: 'Alerts', group: 'Alerting', anyOf: ['alerts'], key: 'n', icon: '⚑' },
+  {
+    path: '/alerts/history',
+    label: 'Alert history',
+    group: 'Alerting',
+    anyOf: ['alerts'],
+    icon: '☰',
+  },
+  {
+    path: '/alerts/outlets',
+    label: 'Outlets and routing',
+    group: 'Alerting',
+    anyOf: ['alerts'],
+    icon: '➚',
+  },
+  {
+    path: '/alerts/templates',
+    label: 'Alert classes and templates',
+    group: 'Alerting',
+    anyOf: ['alerts'],
+    icon: '✉',
+  },
+  {
+    path: '/alerts/windows',
+    label: 'Maintenance windows',
+    group: 'Alerting',
+    anyOf: ['alerts'],
+    icon: '◷',
+  },
+  {
+    path: '/alerts/legacy',
+    label: 'Legacy alerts',
+    group: 'Alerting',
+    anyOf: ['alerts'],
+    icon: '⚐',
+  },
+  {
+    path: '/mail-relay',
+    label: 'Mail relay',
+    group: 'Administration',
+    anyOf: ['system'],
+    icon: '✆',
+  },
   {
     path: '/settings/certificate',
     label: 'Certificate',
@@ -101,5 +144,22 @@ if (isDesktop()) {
     { path: '/desktop/connections', label: 'Appliances', group: 'Desktop', icon: '⇆' },
     { path: '/desktop/appliance', label: "This computer's appliance", group: 'Desktop', icon: '⌂' },
     { path: '/desktop/terminals', label: 'Terminals', group: 'Desktop', icon: '⌨' },
+  );
+}
+
+/**
+ * Whether the navigation marks `path` active at `pathname`: the deepest of `pages` whose path the
+ * location starts with (on /alerts/history, "Alert history" and not also "Alerts").
+ */
+export function isActivePage(
+  path: string,
+  pathname: string,
+  pages: readonly { path: string }[],
+): boolean {
+  if (path === '/') return pathname === '/';
+  if (!pathname.startsWith(path)) return false;
+  return !pages.some(
+    (q) =>
+      q.path.length > path.length && q.path.startsWith(`${path}/`) && pathname.startsWith(q.path),
   );
 }

@@ -127,6 +127,28 @@ export function consoleRoutes(queryClient: ClientSource = null): RouteObject[] {
           path: 'maintenance/partitions',
           lazy: page(() => import('../features/maintenance/partitions-page.js')),
         },
+        { path: 'alerts', lazy: page(() => import('../features/alerts/alerts-page.js')) },
+        {
+          path: 'alerts/history',
+          lazy: page(() => import('../features/alerts/history-page.js')),
+        },
+        {
+          path: 'alerts/outlets',
+          lazy: page(() => import('../features/alerts/outlets-page.js')),
+        },
+        {
+          path: 'alerts/templates',
+          lazy: page(() => import('../features/alerts/templates-page.js')),
+        },
+        {
+          path: 'alerts/windows',
+          lazy: page(() => import('../features/alerts/windows-page.js')),
+        },
+        { path: 'alerts/legacy', lazy: page(() => import('../features/alerts/legacy-page.js')) },
+        {
+          path: 'mail-relay',
+          lazy: page(() => import('../features/alerts/mail-relay-page.js')),
+        },
         {
           path: 'settings/certificate',
           lazy: page(() => import('../features/certificate/certificate-page.js')),

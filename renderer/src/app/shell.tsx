@@ -32,7 +32,7 @@ import { usePrefs } from '../lib/prefs.js';
 import { useSession } from '../lib/session.js';
 import { CommandPalette } from './command-palette.js';
 import { ShortcutsHelp, useGlobalShortcuts } from './shortcuts.js';
-import { PAGES } from './navigation.js';
+import { isActivePage, PAGES } from './navigation.js';
 
 interface Information {
   data?: { hostname?: string };
@@ -195,17 +195,7 @@ export function Shell() {
                   {visible
                     .filter((p) => p.group === group)
                     .map((p) => {
-                      // The most specific page is active (`/flows/top` is not also `/flows`).
-                      const active =
-                        p.path === '/'
-                          ? location.pathname === '/'
-                          : location.pathname.startsWith(p.path) &&
-                            !visible.some(
-                              (q) =>
-                                q.path.length > p.path.length &&
-                                q.path.startsWith(p.path) &&
-                                location.pathname.startsWith(q.path),
-                            );
+                      const active = isActivePage(p.path, location.pathname, visible);
                       return (
                         <Tooltip
                           key={p.path}

@@ -6354,10 +6354,15 @@ export interface operations {
             match_count: number;
             message: string | null;
             notifications: {
+              attempts: number | null;
               delivery_id: number | null;
+              error: string | null;
               outlet_id: number;
               outlet_name: string;
               queued_at: string;
+              rate_delay_ms: number | null;
+              sent_at: string | null;
+              status: string | null;
               suppressed_by: string | null;
             }[];
             opened_at: string;

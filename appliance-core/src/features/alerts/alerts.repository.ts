@@ -515,8 +515,11 @@ export function listOccurrences(
   return db
     .prepare(
       `SELECT o.*, (SELECT json_group_array(json_object('outlet_id', n.outlet_id, 'outlet_name', n.outlet_name,
-           'delivery_id', n.delivery_id, 'suppressed_by', n.suppressed_by, 'queued_at', n.queued_at))
-         FROM alert_notifications n WHERE n.occurrence_id = o.id) AS notifications
+           'delivery_id', n.delivery_id, 'suppressed_by', n.suppressed_by, 'queued_at', n.queued_at,
+           'status', d.status, 'attempts', d.attempts, 'error', d.error,
+           'rate_delay_ms', d.rate_delay_ms, 'sent_at', d.sent_at))
+         FROM alert_notifications n LEFT JOIN alert_deliveries d ON d.id = n.delivery_id
+         WHERE n.occurrence_id = o.id) AS notifications
        FROM alert_occurrences o
        WHERE (@beforeId IS NULL OR o.id < @beforeId) AND (@alertId IS NULL OR o.alert_id = @alertId)
          AND (@source IS NULL OR o.source = @source)

@@ -836,4 +836,48 @@ describe('alerting endpoints (shared appliance)', () => {
       });
     });
   });
+
+  it("the history carries each notification's delivery status, attempts, error and rate delay", async () => {
+    const db = h.appliance.db;
+    const occ = db
+      .prepare(
+        "INSERT INTO alert_occurrences (source, alert_id, alert_label, alert_class, severity, opened_at) VALUES ('modern', 987654, 'Ledger probe', 'syslog_log', 2, 1000)",
+      )
+      .run().lastInsertRowid;
+    const delivery = db
+      .prepare(
+        `INSERT INTO alert_deliveries (outlet_id, outlet_name, outlet_type, occurrence_id, alert_label,
+           severity, notification, target_sealed, status, attempts, created_at, sent_at, error,
+           rate_delay_ms)
+         VALUES (1, 'ops', 'webhook', ?, 'Ledger probe', 2, '{}', 'x', 'failed', 3, 1000, NULL,
+           'HTTP 500 from the receiver', 60000)`,
+      )
+      .run(occ).lastInsertRowid;
+    const note = db.prepare(
+      'INSERT INTO alert_notifications (occurrence_id, outlet_id, outlet_name, delivery_id, suppressed_by, queued_at) VALUES (?, ?, ?, ?, ?, 1000)',
+    );
+    note.run(occ, 1, 'ops', delivery, null);
+    note.run(occ, 2, 'mail', null, 'Patch night');
+    const history = (await req('GET', '/api/alerts/history?alert_id=987654', admin)).body;
+    expect(history[0].notifications).toEqual([
+      expect.objectContaining({
+        outlet_name: 'ops',
+        delivery_id: Number(delivery),
+        status: 'failed',
+        attempts: 3,
+        error: 'HTTP 500 from the receiver',
+        rate_delay_ms: 60000,
+        sent_at: null,
+      }),
+      expect.objectContaining({
+        outlet_name: 'mail',
+        delivery_id: null,
+        suppressed_by: 'Patch night',
+        status: null,
+        attempts: null,
+        error: null,
+        rate_delay_ms: null,
+      }),
+    ]);
+  });
 });

@@ -281,6 +281,14 @@ export const HistoryRecord = Type.Object({
       delivery_id: Nullable(Type.Integer()),
       suppressed_by: Nullable(Type.String()),
       queued_at: Type.String(),
+      /** The delivery queue's row: null when none was queued (or it was pruned). */
+      status: Nullable(
+        Type.String({ description: 'pending, sending, sent, failed, suppressed or coalesced' }),
+      ),
+      attempts: Nullable(Type.Integer()),
+      error: Nullable(Type.String()),
+      rate_delay_ms: Nullable(Type.Integer({ description: 'how long the rate limit held it' })),
+      sent_at: Nullable(Type.String()),
     }),
   ),
 });

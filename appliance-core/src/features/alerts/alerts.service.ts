@@ -909,8 +909,17 @@ export class AlertsService {
             delivery_id: number | null;
             suppressed_by: string | null;
             queued_at: number;
+            status: string | null;
+            attempts: number | null;
+            error: string | null;
+            rate_delay_ms: number | null;
+            sent_at: number | null;
           }[]
-        >(o.notifications).map((n) => ({ ...n, queued_at: toIsoWithOffset(n.queued_at) })),
+        >(o.notifications).map((n) => ({
+          ...n,
+          queued_at: toIsoWithOffset(n.queued_at),
+          sent_at: iso(n.sent_at),
+        })),
       }));
   }
 }

@@ -9,6 +9,7 @@ import { useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 
 import { ErrorNotice, RowsSkeleton } from '../../components/ui/feedback.js';
+import { DeviceAlertingPanel } from '../alerts/device-alerting-panel.js';
 import { PageHeader } from '../../components/ui/page-header.js';
 import { StatusBadge } from '../../components/ui/status.js';
 import { WindowPicker } from '../../components/ui/window-picker.js';
@@ -110,6 +111,7 @@ export function Page() {
           <Tabs.Tab value="flows" data-testid="flows-tab">
             Flows
           </Tabs.Tab>
+          {caller.can('alerts') ? <Tabs.Tab value="alerting">Alerting</Tabs.Tab> : null}
         </Tabs.List>
         <Tabs.Panel value="charts" pt="sm">
           <Stack gap="sm">
@@ -149,6 +151,9 @@ export function Page() {
         </Tabs.Panel>
         <Tabs.Panel value="flows" pt="sm">
           <DeviceFlowsPanel ip={d.ip_address} summary={flowSummaryOf(d.netflow)} />
+        </Tabs.Panel>
+        <Tabs.Panel value="alerting" pt="sm">
+          <DeviceAlertingPanel deviceId={id} />
         </Tabs.Panel>
       </Tabs>
       {editing ? <DeviceForm deviceId={id} onClose={() => setEditing(false)} /> : null}
