@@ -18,6 +18,7 @@ import { checkOutletUrl, createAlertDelivery, renderTemplate } from './alerts/de
 import { createAlerts } from './alerts/index.js';
 import { authRoutes, CachedIdentityResolver } from './auth/index.js';
 import { createCaptures } from './captures/index.js';
+import { createDirectory } from './directory/index.js';
 import { dashboardsRoutes, deleteLayoutsOfDevice, TrackerWidgets } from './dashboards/index.js';
 import {
   credentialsRoutes,
@@ -181,6 +182,8 @@ export function createFeatures(ctx: CoreContext): Features {
   });
   // Queued deliveries follow outlet edits and stop when their outlet is deleted.
   delivery.followOutlets((id) => alerts.outletTarget(id));
+  // Directory (LDAP) sign-in (issue 19): plugs search-then-bind into login().
+  const directory = createDirectory(ctx, { tokens });
   const maintenance = new MaintenanceService(
     ctx.db,
     ctx.clock,
@@ -243,6 +246,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await maintenanceRoutes(app, ctx, { maintenance });
       await delivery.register(app);
       await alerts.register(app);
+      await directory.register(app);
     },
   };
 }
