@@ -582,6 +582,11 @@ describe.skipIf(!HAVE)('directory integration against slapd', () => {
       const sync = await call('POST', '/api/ldap/sync');
       expect(sync.body.errors).toBe(0);
       expect(userRow('frank')?.active).toBe(0);
+      // Revoked at once, as saveUser with active=false does (not merely refused while inactive).
+      const live = h.appliance.db
+        .prepare('SELECT count(*) AS n FROM access_tokens WHERE user_id = ? AND revoked_at IS NULL')
+        .get(userRow('frank')?.id) as { n: number };
+      expect(live.n).toBe(0);
       expect((await call('GET', '/api/me', undefined, token)).status).toBe(401);
       expect((await signIn('frank', 'frank-Pw1')).body).toEqual(INVALID_LOGIN);
     });
