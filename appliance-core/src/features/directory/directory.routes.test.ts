@@ -611,6 +611,15 @@ describe.skipIf(!HAVE)('directory integration against slapd', () => {
       const test = await call('POST', '/api/ldap/test', baseConfig({ port, timeout: 1 }));
       expect(test.body).toEqual(legacyFailure('The directory did not answer within 1 seconds.'));
       expect(Date.now() - started).toBeLessThan(4000);
+      // LDAPS: the TLS handshake never ends; the deadline still holds.
+      const t = Date.now();
+      const ldaps = await call(
+        'POST',
+        '/api/ldap/test',
+        baseConfig({ port, timeout: 1, use_ssl: true, use_tls: false }),
+      );
+      expect(ldaps.body).toEqual(legacyFailure('The directory did not answer within 1 seconds.'));
+      expect(Date.now() - t).toBeLessThan(4000);
       await call('POST', '/api/ldap/config', baseConfig({ port, timeout: 1 }));
       const t0 = Date.now();
       expect((await signIn('alice', 'alice-Pw1')).body).toEqual(INVALID_LOGIN);
