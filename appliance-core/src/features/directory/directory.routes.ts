@@ -287,7 +287,6 @@ export async function directoryRoutes(
     url: '/api/ldap/sync',
     ...SA,
     summary: 'Re-evaluate every directory user (deactivates users gone from the directory)',
-    ignoresBody: true,
     response: { 200: legacy200(SyncResult) },
     handler: async (request) => {
       const actor = actorOf(request);
