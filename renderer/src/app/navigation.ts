@@ -76,6 +76,13 @@ export const PAGES: PageEntry[] = [
     anyOf: ['system'],
     icon: '◫',
   },
+  {
+    path: '/directory',
+    label: 'Directory',
+    group: 'Administration',
+    anyOf: ['sa'],
+    icon: '⌘',
+  },
 ];
 
 /** Pages of the desktop app (the bridge is there before the console starts). */

@@ -121,6 +121,7 @@ export function consoleRoutes(queryClient: ClientSource = null): RouteObject[] {
           path: 'maintenance/partitions',
           lazy: page(() => import('../features/maintenance/partitions-page.js')),
         },
+        { path: 'directory', lazy: page(() => import('../features/directory/directory-page.js')) },
         ...desktopRoutes(),
         { path: '*', lazy: page(() => import('../components/ui/not-found-page.js')) },
       ],
