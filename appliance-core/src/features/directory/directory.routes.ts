@@ -38,7 +38,12 @@ import {
   TestBody,
   TestResult,
 } from './directory.schema.js';
-import { DirectoryService, effective, PASSWORD_NEEDED, toPublic } from './directory.service.js';
+import {
+  type DirectoryService,
+  effective,
+  PASSWORD_NEEDED,
+  toPublic,
+} from './directory.service.js';
 
 const TAGS = ['directory'];
 const SA = { access: allOf('sa'), errors: 'legacy', tags: TAGS } as const;
