@@ -96,6 +96,8 @@ export async function withDirectory<T>(
     ...(net.isIP(settings.host) ? {} : { servername: settings.host }),
   };
   const url = `${settings.use_ssl ? 'ldaps' : 'ldap'}://${hostForUrl(settings.host)}:${settings.port}`;
+  if (!URL.canParse(url) || /[\s/?#@]/.test(settings.host))
+    throw new DirectoryFailure('protocol', 'The host is not a valid host name or address.');
   const client = new Client({
     url,
     timeout: settings.timeout * 1000,
@@ -156,6 +158,11 @@ export async function withDirectory<T>(
       for (const s of sockets) s.destroy();
     }, 1000).unref();
   }
+}
+
+/** Is this the directory refusing a password (result code 49)? */
+export function isInvalidCredentials(err: unknown): boolean {
+  return err instanceof InvalidCredentialsError;
 }
 
 /** The first value of an attribute as text ('' when absent). */

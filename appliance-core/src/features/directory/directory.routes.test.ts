@@ -287,6 +287,15 @@ describe.skipIf(!HAVE)('directory integration against slapd', () => {
       expect(res.body).toEqual(legacyFailure('The directory refused the credentials.'));
     });
 
+    it('a host that is no host name is refused without a connection attempt', async () => {
+      for (const host of ['a b', 'x/y', 'user@127.0.0.1']) {
+        const res = await call('POST', '/api/ldap/test', baseConfig({ host }));
+        expect(res.body, host).toEqual(
+          legacyFailure('The host is not a valid host name or address.'),
+        );
+      }
+    });
+
     it('reuses the stored password when host, port and bind DN are unchanged', async () => {
       const { bind_password: _p, ...rest } = baseConfig();
       const res = await call('POST', '/api/ldap/test', rest);

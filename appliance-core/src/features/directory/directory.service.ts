@@ -21,6 +21,7 @@ import {
   defaultPort,
   DirectoryFailure,
   firstValue,
+  isInvalidCredentials,
   withDirectory,
   type ConnectionSettings,
   type Session,
@@ -332,7 +333,7 @@ export class DirectoryService {
       try {
         await session.bind(entry.dn, password);
       } catch (err) {
-        if (err instanceof Error && err.name === 'InvalidCredentialsError') return null;
+        if (isInvalidCredentials(err)) return null;
         throw err;
       }
       await session.bind(s.bind_dn, s.bind_password);
