@@ -93,6 +93,7 @@ const PAGES: { name: string; path: string; ready: string; act?: (page: Page) => 
     { name: 'users', path: '/users', ready: 'Users' },
     { name: 'tokens', path: '/tokens', ready: 'Access tokens' },
     { name: 'oauth-clients', path: '/oauth-clients', ready: 'OAuth clients' },
+    { name: 'directory', path: '/directory', ready: 'Connection' },
     {
       name: 'palette',
       path: '/devices',
