@@ -13,6 +13,7 @@ import { startAppliance, type Harness } from '../../../../test/harness/appliance
 import { havePeer } from '../../../../test/harness/peers.js';
 import { groupLdif, personLdif, startSlapd, type Slapd } from '../../../../test/harness/slapd.js';
 import { insertDeviceTag } from '../../../../test/harness/tags.js';
+import { totpCodeAt } from '../../platform/security/totp.js';
 
 const HAVE = havePeer('slapd', 'slapd') && havePeer('ldapadd', 'ldap-utils');
 const CANARY = 'Canary-Bind-Pw-7f3e91';
@@ -22,6 +23,7 @@ const DENIED = {
   message: 'You do not have permission to perform this action.',
 };
 const INVALID_LOGIN = { status: false, hasError: true, message: 'Invalid Username/Password' };
+const TOTP_REQUIRED = { status: false, hasError: true, message: 'TOTP Required' };
 const legacyFailure = (message: string) => ({ status: false, hasError: true, message });
 
 let h: Harness;
@@ -552,6 +554,34 @@ describe.skipIf(!HAVE)('directory integration against slapd', () => {
       expect((await signIn('admin', 'Admin-Passw0rd')).body.status).toBe(201);
       expect((await signIn('bob', 'bob-Pw1')).body.status).toBe(201);
       await call('POST', '/api/ldap/config', baseConfig());
+    });
+
+    it('TOTP applies to a directory user who enrolled MFA', async () => {
+      const alice = userRow('alice') as { id: number };
+      const generated = await call('POST', '/api/generateMfa', { userId: alice.id });
+      const secret = generated.body.mfaKey as string;
+      const confirmed = await call('POST', '/api/confirmMfa', {
+        userId: alice.id,
+        code: totpCodeAt(secret, h.clock.now()),
+      });
+      expect(confirmed.body.status).toBe(true);
+      h.clock.advance(30_000);
+      expect((await signIn('alice', 'alice-Pw1')).body).toEqual(TOTP_REQUIRED);
+      client++;
+      const res = await h.request('POST', '/api/login', {
+        body: { email: 'alice', password: 'alice-Pw1', totp: totpCodeAt(secret, h.clock.now()) },
+        headers: { 'x-forwarded-for': `198.51.100.${client % 250}` },
+      });
+      expect(res.body.status).toBe(201);
+      // The directory still decides: the right code with a wrong password does not sign in.
+      h.clock.advance(30_000);
+      client++;
+      const wrong = await h.request('POST', '/api/login', {
+        body: { email: 'alice', password: 'nope', totp: totpCodeAt(secret, h.clock.now()) },
+        headers: { 'x-forwarded-for': `198.51.100.${client % 250}` },
+      });
+      expect(wrong.body).toEqual(INVALID_LOGIN);
+      await call('POST', '/api/disableMfa', { userId: alice.id });
     });
 
     it('without auto_provision an unknown directory user is refused', async () => {
