@@ -109,6 +109,26 @@ describe.skipIf(!enabled)('directory page', () => {
     expect(await page.content()).not.toContain(CANARY);
   });
 
+  it('a directory user signs in through the /auth/* sign-in page too', async () => {
+    const other = await openPage(browser);
+    await other.page.goto(`${a.url}/auth/device`);
+    await expect.poll(() => new URL(other.page.url()).pathname).toBe('/auth/signin');
+    await other.page.fill('#username', 'dana');
+    await other.page.fill('#password', 'dana-Pw1');
+    await Promise.all([
+      other.page.waitForURL((url) => url.pathname !== '/auth/signin'),
+      other.page.click('button[type=submit]'),
+    ]);
+    expect(new URL(other.page.url()).pathname).toBe('/auth/device');
+    const audit = a.appliance.db
+      .prepare(
+        "SELECT detail FROM audit_log WHERE action = 'auth.login' AND outcome = 'success' AND target_label = 'dana'",
+      )
+      .all() as { detail: string }[];
+    expect(audit.map((r) => JSON.parse(r.detail).via)).toContain('signin-page');
+    await other.context.close();
+  });
+
   it('a user without sa has no Directory entry', async () => {
     const user = await createUser(a, adminToken, 'nodir', ['users', 'system']);
     const other = await openPage(browser);
