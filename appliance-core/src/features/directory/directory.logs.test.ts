@@ -3,6 +3,7 @@
  * slapd. A canary bind password goes through every directory route and sign-in, successes and
  * failures (wrong password, bad body, a directory that refuses the connection); it must appear
  * in no response, error body, /openapi.json, nor anywhere in the appliance's stdout and stderr.
+ * Also: `verify_tls` succeeds once the directory's certificate is trusted (NODE_EXTRA_CA_CERTS).
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -59,6 +60,8 @@ describe.skipIf(!HAVE)('the bind password never reaches the logs', () => {
       APPLIANCE_DATA_DIR: dataDir,
       APPLIANCE_ADMIN_PASSWORD: ADMIN,
       APPLIANCE_LOG_LEVEL: 'debug',
+      // The operator's way to trust a private directory CA (verify_tls, below).
+      NODE_EXTRA_CA_CERTS: path.join(ldap.dir, 'cert.pem'),
     });
     const login = await call('POST', '/api/login', { email: 'admin', password: ADMIN }, false);
     token = login.body.access_token;
@@ -85,6 +88,17 @@ describe.skipIf(!HAVE)('the bind password never reaches the logs', () => {
     };
     expect((await call('POST', '/api/ldap/config', config)).body.status).toBe(201);
     expect((await call('POST', '/api/ldap/test', config)).body.status).toBe(201);
+    // verify_tls with the directory's certificate trusted through NODE_EXTRA_CA_CERTS.
+    const verified = await call('POST', '/api/ldap/test', { ...config, verify_tls: true });
+    expect(verified.body).toMatchObject({ status: 201, groups_found: 1 });
+    const ldaps = {
+      ...config,
+      verify_tls: true,
+      use_tls: false,
+      use_ssl: true,
+      port: ldap.ldapsPort,
+    };
+    expect((await call('POST', '/api/ldap/test', ldaps)).body.status).toBe(201);
     // Failures: wrong-typed body holding the canary, bad length, a refused connection.
     await call('POST', '/api/ldap/test', { ...config, port: 'x' });
     await call('POST', '/api/ldap/config', { ...config, host: 'h'.repeat(300) });
