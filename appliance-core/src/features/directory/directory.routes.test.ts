@@ -121,6 +121,7 @@ describe.skipIf(!HAVE)('directory integration against slapd', () => {
         personLdif(s, { uid: 'dave', password: 'dave-Pw1', mail: 'taken@example.test' }),
         personLdif(s, { uid: 'erin', password: 'erin-Pw1', mail: 'erin@example.org' }),
         personLdif(s, { uid: 'frank', password: 'frank-Pw1', mail: 'frank@example.org' }),
+        personLdif(s, { uid: 'gina', password: 'gina-Pw1', mail: 'gina@example.org' }),
         groupLdif(group('netops'), 'netops', [people('alice'), people('bob'), people('frank')]),
         groupLdif(group('admins'), 'admins', [people('alice')]),
         groupLdif(group('child'), 'child', [people('carol')]),
@@ -582,6 +583,19 @@ describe.skipIf(!HAVE)('directory integration against slapd', () => {
       });
       expect(wrong.body).toEqual(INVALID_LOGIN);
       await call('POST', '/api/disableMfa', { userId: alice.id });
+    });
+
+    it('two concurrent first sign-ins provision one account and both succeed', async () => {
+      const [first, second] = await Promise.all([
+        signIn('gina', 'gina-Pw1'),
+        signIn('gina', 'gina-Pw1'),
+      ]);
+      expect([first.body.status, second.body.status]).toEqual([201, 201]);
+      expect(first.body.user.id).toBe(second.body.user.id);
+      const rows = h.appliance.db
+        .prepare("SELECT count(*) AS n FROM users WHERE username = 'gina'")
+        .get() as { n: number };
+      expect(rows.n).toBe(1);
     });
 
     it('without auto_provision an unknown directory user is refused', async () => {

@@ -9,6 +9,8 @@ import type { CoreContext } from '../../platform/context.js';
 import type { TokenService } from '../tokens/index.js';
 import {
   findUserById,
+  findUsersByLogin,
+  identityKey,
   insertUser,
   nameHolder,
   replacePermissions,
@@ -393,16 +395,27 @@ export class DirectoryService {
     }
     if (!entry) return { kind: 'invalid', reason: 'directory refused' };
     const { db, clock } = this.ctx;
-    if (existing) {
-      if (existing.active !== 1) return { kind: 'invalid', reason: 'account inactive' };
+    // The directory account this entry was provisioned as, when the login name differs from the
+    // entry's username (or a concurrent first sign-in provisioned it meanwhile).
+    const account =
+      existing ??
+      findUsersByLogin(db, entry.username || login).find(
+        (u) =>
+          u.auth_source === 'ldap' &&
+          identityKey(u.username) === identityKey(entry.username || login),
+      );
+    if (account) {
+      if (account.auth_source !== 'ldap')
+        return { kind: 'invalid', reason: 'not a directory account' };
+      if (account.active !== 1) return { kind: 'invalid', reason: 'account inactive' };
       const changes: { first_name?: string; last_name?: string } = {};
-      if (entry.first_name && entry.first_name !== existing.first_name)
+      if (entry.first_name && entry.first_name !== account.first_name)
         changes.first_name = entry.first_name.slice(0, 255);
-      if (entry.last_name && entry.last_name !== existing.last_name)
+      if (entry.last_name && entry.last_name !== account.last_name)
         changes.last_name = entry.last_name.slice(0, 255);
-      if (Object.keys(changes).length > 0) updateUser(db, existing.id, changes, clock.now());
-      this.applyGroups(existing.id, entry.groups);
-      return { kind: 'ok', userId: existing.id };
+      if (Object.keys(changes).length > 0) updateUser(db, account.id, changes, clock.now());
+      this.applyGroups(account.id, entry.groups);
+      return { kind: 'ok', userId: account.id };
     }
     const row = s.row;
     if (row.auto_provision !== 1) return { kind: 'invalid', reason: 'not provisioned' };
