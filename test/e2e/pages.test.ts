@@ -100,6 +100,7 @@ const PAGES: { name: string; path: string; ready: string; act?: (page: Page) => 
     { name: 'alerts-windows', path: '/alerts/windows', ready: 'Maintenance windows' },
     { name: 'alerts-legacy', path: '/alerts/legacy', ready: 'Legacy alerts' },
     { name: 'mail-relay', path: '/mail-relay', ready: 'Mail relay' },
+    { name: 'directory', path: '/directory', ready: 'Connection' },
     {
       name: 'palette',
       path: '/devices',

@@ -356,6 +356,15 @@ const BOUNDED: Record<string, (body: Record<string, unknown>) => void> = {
   'POST /api/iperf/client/run': (body) => {
     if (typeof body.duration === 'number' && body.duration > 2) body.duration = 2;
   },
+  // The directory stays off (an enabled one without fallback_to_local would lock the fuzzer's
+  // local account out) and every directory conversation lasts at most 2 s.
+  'POST /api/ldap/config': (body) => {
+    if (body.enabled === true) body.enabled = false;
+    if (typeof body.timeout === 'number' && body.timeout > 2) body.timeout = 2;
+  },
+  'POST /api/ldap/test': (body) => {
+    if (typeof body.timeout === 'number' && body.timeout > 2) body.timeout = 2;
+  },
 };
 
 function bound(op: Operation, req: FuzzRequest): FuzzRequest {

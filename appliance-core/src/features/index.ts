@@ -27,6 +27,7 @@ import { createAlerts, registerAlertRetention } from './alerts/index.js';
 import { authRoutes, CachedIdentityResolver } from './auth/index.js';
 import { createCaptures, registerCaptureRetention } from './captures/index.js';
 import { certificateRoutes } from './certificate/index.js';
+import { createDirectory } from './directory/index.js';
 import { dashboardsRoutes, deleteLayoutsOfDevice, TrackerWidgets } from './dashboards/index.js';
 import {
   credentialsRoutes,
@@ -222,6 +223,8 @@ export function createFeatures(ctx: CoreContext): Features {
   });
   // Queued deliveries follow outlet edits and stop when their outlet is deleted.
   delivery.followOutlets((id) => alerts.outletTarget(id));
+  // Directory (LDAP) sign-in (issue 19): plugs search-then-bind into login().
+  const directory = createDirectory(ctx, { tokens });
   const maintenance = new MaintenanceService(
     ctx.db,
     ctx.clock,
@@ -314,6 +317,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await settings.register(app);
       await certificateRoutes(app, ctx);
       await upgrader.register(app);
+      await directory.register(app);
     },
   };
 }

@@ -136,6 +136,13 @@ export const PAGES: PageEntry[] = [
     icon: '⚿',
   },
   { path: '/os-upgrade', label: 'OS upgrade', group: 'Administration', anyOf: ['sa'], icon: '⇪' },
+  {
+    path: '/directory',
+    label: 'Directory',
+    group: 'Administration',
+    anyOf: ['sa'],
+    icon: '⌘',
+  },
 ];
 
 /** Pages of the desktop app (the bridge is there before the console starts). */

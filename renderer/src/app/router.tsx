@@ -154,6 +154,7 @@ export function consoleRoutes(queryClient: ClientSource = null): RouteObject[] {
           lazy: page(() => import('../features/certificate/certificate-page.js')),
         },
         { path: 'os-upgrade', lazy: page(() => import('../features/upgrader/upgrader-page.js')) },
+        { path: 'directory', lazy: page(() => import('../features/directory/directory-page.js')) },
         ...desktopRoutes(),
         { path: '*', lazy: page(() => import('../components/ui/not-found-page.js')) },
       ],

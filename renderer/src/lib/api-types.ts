@@ -2371,6 +2371,145 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/ldap/config': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read the directory configuration (never the bind password) */
+    get: operations['getLdapConfig'];
+    put?: never;
+    /** Save the directory configuration (single row; bind password written only when sent) */
+    post: operations['postLdapConfig'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/ldap/group-tags': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the group tag restrictions */
+    get: operations['getLdapGroupTags'];
+    put?: never;
+    /** Replace a group's tag restrictions (an empty array removes them) */
+    post: operations['postLdapGroupTags'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/ldap/groups': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Search the directory for groups (saved configuration) */
+    get: operations['getLdapGroups'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/ldap/mappings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the group-permission mappings */
+    get: operations['getLdapMappings'];
+    put?: never;
+    /** Map a group to a permission (re-saving the pair updates the name) */
+    post: operations['postLdapMappings'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/ldap/mappings/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a mapping (affected users lose the permission at next sync or sign-in) */
+    delete: operations['deleteLdapMappingsById'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/ldap/mappings/bulk': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Replace a group's whole permission set (an empty array removes it) */
+    post: operations['postLdapMappingsBulk'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/ldap/sync': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Re-evaluate every directory user (deactivates users gone from the directory) */
+    post: operations['postLdapSync'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/ldap/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Test a bind with these settings and list the groups found */
+    post: operations['postLdapTest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/legacy-alerts': {
     parameters: {
       query?: never;
@@ -19149,6 +19288,773 @@ export interface operations {
         content: {
           'application/json': {
             error: string;
+          };
+        };
+      };
+    };
+  };
+  getLdapConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                config: {
+                  auto_provision: boolean;
+                  base_dn: string;
+                  bind_dn: string;
+                  directory_type: 'active_directory' | 'openldap';
+                  email_attribute: string;
+                  enabled: boolean;
+                  expand_nested_groups: boolean;
+                  fallback_to_local: boolean;
+                  first_name_attribute: string;
+                  host: string;
+                  last_name_attribute: string;
+                  port: number;
+                  search_filter: string;
+                  /** @description seconds */
+                  timeout: number;
+                  /** @description LDAPS */
+                  use_ssl: boolean;
+                  /** @description STARTTLS */
+                  use_tls: boolean;
+                  username_attribute: string;
+                  /** @description Verify the directory's certificate against the trusted CAs (default true) */
+                  verify_tls: boolean;
+                } | null;
+                /** @enum {boolean} */
+                hasError: false;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  postLdapConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          auto_provision?: boolean;
+          base_dn?: string;
+          bind_dn?: string;
+          /** @description Write-only: encrypted at rest, never returned; omitted or empty keeps the stored one */
+          bind_password?: string;
+          directory_type?: 'active_directory' | 'openldap';
+          email_attribute?: string;
+          enabled: boolean;
+          expand_nested_groups?: boolean;
+          fallback_to_local?: boolean;
+          first_name_attribute?: string;
+          host?: string;
+          last_name_attribute?: string;
+          port?: number;
+          search_filter?: string;
+          /** @description seconds */
+          timeout?: number;
+          /** @description LDAPS */
+          use_ssl?: boolean;
+          /** @description STARTTLS */
+          use_tls?: boolean;
+          username_attribute?: string;
+          /** @description Verify the directory's certificate against the trusted CAs (default true) */
+          verify_tls?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getLdapGroupTags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                /** @enum {number} */
+                status: 201;
+                tags: {
+                  ldap_group_dn: string;
+                  name: string;
+                  slug: string;
+                  tag_id: number;
+                }[];
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  postLdapGroupTags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          ldap_group_dn: string;
+          tag_slugs: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getLdapGroups: {
+    parameters: {
+      query?: {
+        search?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                groups: string[];
+                /** @enum {boolean} */
+                hasError: false;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  getLdapMappings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                mappings: {
+                  id: number;
+                  ldap_group_dn: string;
+                  ldap_group_name: string;
+                  permission_id: number;
+                  permission_name: string;
+                  permission_slug: string;
+                }[];
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  postLdapMappings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          ldap_group_dn: string;
+          ldap_group_name?: string;
+          permission_id: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                mapping: {
+                  id: number;
+                  ldap_group_dn: string;
+                  ldap_group_name: string;
+                  permission_id: number;
+                };
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  deleteLdapMappingsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  postLdapMappingsBulk: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          ldap_group_dn: string;
+          ldap_group_name?: string;
+          permission_ids: number[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  postLdapSync: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                errors: number;
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+                synced: number;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+    };
+  };
+  postLdapTest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          auto_provision?: boolean;
+          base_dn?: string;
+          bind_dn?: string;
+          /** @description Write-only: encrypted at rest, never returned; omitted or empty keeps the stored one */
+          bind_password?: string;
+          directory_type?: 'active_directory' | 'openldap';
+          email_attribute?: string;
+          enabled?: boolean;
+          expand_nested_groups?: boolean;
+          fallback_to_local?: boolean;
+          first_name_attribute?: string;
+          host?: string;
+          last_name_attribute?: string;
+          port?: number;
+          search_filter?: string;
+          /** @description seconds */
+          timeout?: number;
+          /** @description LDAPS */
+          use_ssl?: boolean;
+          /** @description STARTTLS */
+          use_tls?: boolean;
+          username_attribute?: string;
+          /** @description Verify the directory's certificate against the trusted CAs (default true) */
+          verify_tls?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | {
+                groups: string[];
+                groups_found: number;
+                /** @enum {boolean} */
+                hasError: false;
+                message: string;
+                /** @enum {number} */
+                status: 201;
+              }
+            | components['schemas']['LegacyFailure'];
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
           };
         };
       };

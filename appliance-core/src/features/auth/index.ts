@@ -1,3 +1,8 @@
 export { authRoutes, setSessionCookie } from './auth.routes.js';
-export { login, type LoginOutcome } from './auth.service.js';
+export {
+  login,
+  useDirectorySignIn,
+  type DirectorySignIn,
+  type LoginOutcome,
+} from './auth.service.js';
 export { CachedIdentityResolver } from './identity.resolver.js';

@@ -11,6 +11,8 @@ export const REDACT_PATHS = [
   '*.token',
   '*.client_secret',
   '*.bind_password',
+  'bind_password',
+  '*.*.bind_password',
   '*.authpass',
   '*.privpass',
   '*.snmp_community',
