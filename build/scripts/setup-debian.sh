@@ -18,7 +18,7 @@ PACKAGES=(
   snmpd snmp
   # flow tests: softflowd replays a recorded pcap as v5/v9/IPFIX, nfdump counts the export
   softflowd nfdump
-  # peers of the directory feature to come; no test uses them yet
+  # the directory tests' real LDAP server (slapd with StartTLS, LDAPS, memberof); python3-aiosmtpd is unused
   slapd ldap-utils python3-aiosmtpd
   # console end-to-end tests: Playwright drives Debian's Chromium
   chromium fonts-dejavu-core
@@ -29,6 +29,8 @@ PACKAGES=(
   # the Debian host package (npm run package:deb) and its checks: dpkg-deb, strip, lintian,
   # systemd-analyze verify
   dpkg binutils lintian systemd
+  # the capture bench's packet generator (trafgen), outside npm test
+  netsniff-ng
 )
 
 if [ "$(id -u)" -ne 0 ]; then
