@@ -26,18 +26,17 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import {
   ADMIN_PASSWORD,
   bearerToken,
   call,
   cpuSecondsOf,
-  HERE,
   intEnv,
   log,
   machineInfo,
   RESULTS_DIR,
   round,
+  sendSyslog,
   SERVER_ENTRY,
   sleep,
   startChild,
@@ -85,34 +84,12 @@ async function receiver() {
   };
 }
 
-function sendFromOne(port, rate, seconds) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [path.join(HERE, 'syslog-sender.mjs'), String(port), String(rate), String(seconds)],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.once('exit', (code) =>
-      code === 0
-        ? resolve(JSON.parse(out.trim()))
-        : reject(new Error(`sender exited with ${code}`)),
-    );
-  });
-}
-
 async function background(port, rate, seconds) {
   if (rate === 0) {
     await sleep(seconds * 1000);
     return { sent: 0, seconds, rate: 0 };
   }
-  const parts = await Promise.all(
-    Array.from({ length: SENDERS }, () => sendFromOne(port, rate / SENDERS, seconds)),
-  );
-  const sent = parts.reduce((n, p) => n + p.sent, 0);
-  const elapsed = Math.max(...parts.map((p) => p.seconds));
-  return { sent, seconds: elapsed, rate: sent / elapsed };
+  return sendSyslog(port, rate, seconds, SENDERS);
 }
 
 async function syslogCounters(url, token) {

@@ -429,3 +429,35 @@ export function table(rows) {
     )
     .join('\n');
 }
+
+// --- syslog senders ----------------------------------------------------------------------------
+
+/**
+ * Sends syslog to 127.0.0.1:`port` from `senders` processes of test/bench/syslog-sender.mjs at
+ * once (the rate split between them) for `seconds`; resolves `{sent, seconds, rate}` summed.
+ */
+export async function sendSyslog(port, rate, seconds, senders) {
+  const parts = await Promise.all(
+    Array.from({ length: senders }, () => syslogSender(port, rate / senders, seconds)),
+  );
+  const sent = parts.reduce((n, p) => n + p.sent, 0);
+  const elapsed = Math.max(...parts.map((p) => p.seconds));
+  return { sent, seconds: elapsed, rate: sent / elapsed };
+}
+
+function syslogSender(port, rate, seconds) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [path.join(HERE, 'syslog-sender.mjs'), String(port), String(rate), String(seconds)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim()))
+        : reject(new Error(`sender exited with ${code}`)),
+    );
+  });
+}

@@ -22,18 +22,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { openDatabase } from '../../appliance-core/dist/platform/db/database.js';
 import {
   ADMIN_PASSWORD,
   bearerToken,
   call,
-  HERE,
   intEnv,
   log,
   machineInfo,
   RESULTS_DIR,
   round,
+  sendSyslog,
   SERVER_ENTRY,
   sleep,
   startChild,
@@ -121,35 +120,6 @@ async function counters(url, token) {
   return res.json.syslog;
 }
 
-/** Sends from BENCH_SYSLOG_SENDERS processes at once (the rate split between them); sums what they sent. */
-async function send(port, rate, seconds) {
-  const parts = await Promise.all(
-    Array.from({ length: SENDERS }, () => sendFromOne(port, rate / SENDERS, seconds)),
-  );
-  const sent = parts.reduce((n, p) => n + p.sent, 0);
-  const elapsed = Math.max(...parts.map((p) => p.seconds));
-  return { sent, seconds: elapsed, rate: sent / elapsed };
-}
-
-function sendFromOne(port, rate, seconds) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [path.join(HERE, 'syslog-sender.mjs'), String(port), String(rate), String(seconds)],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.once('exit', (code) =>
-      code === 0
-        ? resolve(JSON.parse(out.trim()))
-        : reject(new Error(`sender exited with ${code}`)),
-    );
-  });
-}
-
 /** Times GET /api/devices and POST /api/device/set in a bounded loop until `stop()` says so. */
 async function apiLoad(url, token, stop) {
   const devices = [];
@@ -213,7 +183,7 @@ export async function runSyslogBench() {
     const before = await counters(started.url, token);
     let sending = true;
     const load = apiLoad(started.url, token, () => !sending);
-    const sent = await send(port, rate, DURATION_S);
+    const sent = await sendSyslog(port, rate, DURATION_S, SENDERS);
     // Settle: the writer commits within ~1 s; wait until stored stops moving (at most 30 s).
     let after = await counters(started.url, token);
     for (let i = 0; i < 60; i++) {
