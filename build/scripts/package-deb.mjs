@@ -86,8 +86,9 @@ function copyTree(from, to, { skipNested = false, modules = false } = {}) {
       if (SKIP_DIRS.has(entry)) continue;
       // Dotfiles of npm packages (.eslintrc, .npmignore, .gitignore ...) are never needed to run.
       if (modules && entry.startsWith('.')) continue;
-      // Native sources and Windows libraries bundled by addons (better-sqlite3, cap).
-      if (modules && entry === 'deps') continue;
+      // Native sources and Windows libraries bundled by addons (better-sqlite3, cap): only beside a
+      // binding.gyp; other packages keep theirs (@fastify/busboy's deps/ is its JavaScript).
+      if (modules && entry === 'deps' && fs.existsSync(path.join(from, 'binding.gyp'))) continue;
       if (skipNested && entry === 'node_modules') continue;
       copyTree(path.join(from, entry), path.join(to, entry), { skipNested, modules });
     }

@@ -9,7 +9,7 @@ import { failure } from '../../platform/http/envelopes.js';
 import type { App } from '../../platform/http/http-server.js';
 import { allOf } from '../../platform/http/identity.js';
 import { legacy200 } from '../../platform/http/schemas.js';
-import { DirectoryFailure } from './directory.client.js';
+import { DirectoryFailure } from './directory.runtime.js';
 import {
   deleteMapping,
   deviceTagIdsBySlug,

@@ -27,7 +27,7 @@ import {
   withDirectory,
   type ConnectionSettings,
   type Session,
-} from './directory.client.js';
+} from './directory.runtime.js';
 import {
   directoryUsers,
   grantsOf,
