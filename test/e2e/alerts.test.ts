@@ -14,11 +14,9 @@
  * - every alerting page in both themes: screenshot, no CSP violation, no serious axe violation.
  */
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { havePeer } from '../harness/peers.js';
 import {
@@ -32,15 +30,12 @@ import {
   startConsoleAppliance,
   type ConsoleAppliance,
   type Watched,
+  seriousAxe,
 } from './harness.js';
 
 const RUN = `e2e${process.pid}`;
 const HEADER_CANARY = `Bearer canary-hdr-${process.pid}`;
 const PASS_CANARY = `canary-pass-${process.pid}`;
-const axeSource = fs.readFileSync(
-  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
-  'utf8',
-);
 
 const enabled = haveChromium() && havePeer('logger', 'bsdutils') && process.platform === 'linux';
 
@@ -53,25 +48,6 @@ const ALERT_PAGES = [
   { name: 'alerts-legacy', path: '/alerts/legacy', ready: 'Legacy alerts' },
   { name: 'mail-relay', path: '/mail-relay', ready: 'Mail relay' },
 ];
-
-async function seriousAxe(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  const violations: { id: string; impact: string; nodes: string[] }[] = await page.evaluate(
-    async () => {
-      const result = await (globalThis as any).axe.run((globalThis as any).document, {
-        resultTypes: ['violations'],
-      });
-      return result.violations.map((v: any) => ({
-        id: v.id,
-        impact: v.impact,
-        nodes: v.nodes.slice(0, 3).map((n: any) => String(n.html).slice(0, 160)),
-      }));
-    },
-  );
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}) ${JSON.stringify(v.nodes)}`);
-}
 
 interface Received {
   path: string;

@@ -6,10 +6,9 @@
  */
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import tls from 'node:tls';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   makeMaterial,
@@ -26,32 +25,10 @@ import {
   startConsoleAppliance,
   type ConsoleAppliance,
   type Watched,
+  seriousAxe,
 } from './harness.js';
 
-const axeSource = fs.readFileSync(
-  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
-  'utf8',
-);
 const enabled = haveChromium() && havePeer('openssl', 'openssl') && process.platform === 'linux';
-
-async function seriousAxe(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  const violations: { id: string; impact: string; nodes: string[] }[] = await page.evaluate(
-    async () => {
-      const result = await (globalThis as any).axe.run((globalThis as any).document, {
-        resultTypes: ['violations'],
-      });
-      return result.violations.map((v: any) => ({
-        id: v.id,
-        impact: v.impact,
-        nodes: v.nodes.slice(0, 3).map((n: any) => String(n.html).slice(0, 160)),
-      }));
-    },
-  );
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}) ${JSON.stringify(v.nodes)}`);
-}
 
 describe.runIf(enabled)('certificate page in Chromium', { timeout: 120_000 }, () => {
   let a: ConsoleAppliance;

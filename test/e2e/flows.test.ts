@@ -12,8 +12,6 @@
  * - every flow page in both themes: screenshot, no CSP violation, no serious axe violation.
  */
 import dgram from 'node:dgram';
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -34,32 +32,10 @@ import {
   startConsoleAppliance,
   type ConsoleAppliance,
   type Watched,
+  seriousAxe,
 } from './harness.js';
 
-const axeSource = fs.readFileSync(
-  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
-  'utf8',
-);
 const enabled = haveChromium() && process.platform === 'linux';
-
-async function seriousAxe(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  const violations: { id: string; impact: string; nodes: string[] }[] = await page.evaluate(
-    async () => {
-      const result = await (globalThis as any).axe.run((globalThis as any).document, {
-        resultTypes: ['violations'],
-      });
-      return result.violations.map((v: any) => ({
-        id: v.id,
-        impact: v.impact,
-        nodes: v.nodes.slice(0, 3).map((n: any) => String(n.html).slice(0, 160)),
-      }));
-    },
-  );
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}) ${JSON.stringify(v.nodes)}`);
-}
 
 async function sendUdp(port: number, packet: Uint8Array): Promise<void> {
   const socket = dgram.createSocket('udp4');

@@ -9,6 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -244,4 +245,29 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: false });
   return file;
+}
+
+const axeSource = fs.readFileSync(
+  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+  'utf8',
+);
+
+/** axe-core's serious and critical violations on the page as it is painted now (one line each). */
+export async function seriousAxe(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const violations: { id: string; impact: string; nodes: string[] }[] = await page.evaluate(
+    async () => {
+      const result = await (globalThis as any).axe.run((globalThis as any).document, {
+        resultTypes: ['violations'],
+      });
+      return result.violations.map((v: any) => ({
+        id: v.id,
+        impact: v.impact,
+        nodes: v.nodes.slice(0, 3).map((n: any) => String(n.html).slice(0, 160)),
+      }));
+    },
+  );
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}) ${JSON.stringify(v.nodes)}`);
 }

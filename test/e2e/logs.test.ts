@@ -11,8 +11,6 @@
  * - every log page in both themes: screenshot, no CSP violation, no serious axe violation.
  */
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { havePeer } from '../harness/peers.js';
@@ -27,15 +25,12 @@ import {
   startConsoleAppliance,
   type ConsoleAppliance,
   type Watched,
+  seriousAxe,
 } from './harness.js';
 
 const IMG = '<img src=x onerror=window.__x=1>';
 const SVG = '<svg onload=window.__x=1>';
 const RUN = `e2e${process.pid}`;
-const axeSource = fs.readFileSync(
-  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
-  'utf8',
-);
 
 const enabled = haveChromium() && havePeer('logger', 'bsdutils') && process.platform === 'linux';
 
@@ -63,25 +58,6 @@ async function expectNoMarkup(page: Page, what: string) {
         .length,
   );
   expect(injected, `${what}: device text rendered as markup`).toBe(0);
-}
-
-async function seriousAxe(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  const violations: { id: string; impact: string; nodes: string[] }[] = await page.evaluate(
-    async () => {
-      const result = await (globalThis as any).axe.run((globalThis as any).document, {
-        resultTypes: ['violations'],
-      });
-      return result.violations.map((v: any) => ({
-        id: v.id,
-        impact: v.impact,
-        nodes: v.nodes.slice(0, 3).map((n: any) => String(n.html).slice(0, 160)),
-      }));
-    },
-  );
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}) ${JSON.stringify(v.nodes)}`);
 }
 
 describe.runIf(enabled)('log pages in Chromium', { timeout: 120_000 }, () => {

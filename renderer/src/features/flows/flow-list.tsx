@@ -52,6 +52,86 @@ const num = (v: number | null | undefined) =>
   v === null || v === undefined ? '–' : v.toLocaleString();
 const mono = (text: string) => <span className="console-mono">{text}</span>;
 
+/** What a flow row and a conversation row share (the columns both lists show). */
+type SharedRow = Pick<
+  FlowRow & AggRow,
+  | 'dst_ip'
+  | 'dst_port'
+  | 'dst_id'
+  | 'dst_host'
+  | 'prot_name'
+  | 'bytes'
+  | 'packets'
+  | 'bps'
+  | 'start_time'
+  | 'end_time'
+  | 'flow_src'
+>;
+
+/**
+ * The columns both lists share, in order: destination, protocol, bytes, packets, then `middle`
+ * (the list's own), rate, the two times under the list's names, and the exporter.
+ */
+function sharedColumns<R extends SharedRow>(
+  middle: Column<R>[],
+  times: { start: string; end: string },
+): Column<R>[] {
+  return [
+    {
+      id: 'dst',
+      header: 'Destination',
+      size: 200,
+      grow: true,
+      sortValue: (r) => r.dst_ip,
+      cell: (r) => <Endpoint ip={r.dst_ip} port={r.dst_port} id={r.dst_id} host={r.dst_host} />,
+    },
+    { id: 'proto', header: 'Protocol', size: 80, sortValue: (r) => r.prot_name },
+    {
+      id: 'bytes',
+      header: 'Bytes',
+      size: 90,
+      sortValue: (r) => r.bytes,
+      cell: (r) => <span title={`${num(r.bytes)} bytes`}>{formatBytes(r.bytes)}</span>,
+    },
+    {
+      id: 'packets',
+      header: 'Packets',
+      size: 80,
+      sortValue: (r) => r.packets,
+      cell: (r) => num(r.packets),
+    },
+    ...middle,
+    {
+      id: 'bps',
+      header: 'Rate',
+      size: 100,
+      sortValue: (r) => r.bps,
+      cell: (r) => formatBits(r.bps),
+    },
+    {
+      id: 'start',
+      header: times.start,
+      size: 190,
+      sortValue: (r) => r.start_time,
+      cell: (r) => mono(formatTime(r.start_time)),
+    },
+    {
+      id: 'end',
+      header: times.end,
+      size: 190,
+      sortValue: (r) => r.end_time,
+      cell: (r) => mono(formatTime(r.end_time)),
+    },
+    {
+      id: 'flow_src',
+      header: 'Exporter',
+      size: 120,
+      sortValue: (r) => r.flow_src,
+      cell: (r) => mono(r.flow_src),
+    },
+  ];
+}
+
 const FLOW_COLUMNS: Column<FlowRow>[] = [
   {
     id: 'src',
@@ -61,51 +141,7 @@ const FLOW_COLUMNS: Column<FlowRow>[] = [
     sortValue: (r) => r.src_ip,
     cell: (r) => <Endpoint ip={r.src_ip} port={r.src_port} id={r.src_id} host={r.src_host} />,
   },
-  {
-    id: 'dst',
-    header: 'Destination',
-    size: 200,
-    grow: true,
-    sortValue: (r) => r.dst_ip,
-    cell: (r) => <Endpoint ip={r.dst_ip} port={r.dst_port} id={r.dst_id} host={r.dst_host} />,
-  },
-  { id: 'proto', header: 'Protocol', size: 80, sortValue: (r) => r.prot_name },
-  {
-    id: 'bytes',
-    header: 'Bytes',
-    size: 90,
-    sortValue: (r) => r.bytes,
-    cell: (r) => <span title={`${num(r.bytes)} bytes`}>{formatBytes(r.bytes)}</span>,
-  },
-  {
-    id: 'packets',
-    header: 'Packets',
-    size: 80,
-    sortValue: (r) => r.packets,
-    cell: (r) => num(r.packets),
-  },
-  { id: 'bps', header: 'Rate', size: 100, sortValue: (r) => r.bps, cell: (r) => formatBits(r.bps) },
-  {
-    id: 'start',
-    header: 'Start',
-    size: 190,
-    sortValue: (r) => r.start_time,
-    cell: (r) => mono(formatTime(r.start_time)),
-  },
-  {
-    id: 'end',
-    header: 'End',
-    size: 190,
-    sortValue: (r) => r.end_time,
-    cell: (r) => mono(formatTime(r.end_time)),
-  },
-  {
-    id: 'flow_src',
-    header: 'Exporter',
-    size: 120,
-    sortValue: (r) => r.flow_src,
-    cell: (r) => mono(r.flow_src),
-  },
+  ...sharedColumns<FlowRow>([], { start: 'Start', end: 'End' }),
   {
     id: 'ifaces',
     header: 'In → out',
@@ -135,52 +171,18 @@ const AGG_COLUMNS: Column<AggRow>[] = [
       </span>
     ),
   },
-  {
-    id: 'dst',
-    header: 'Destination',
-    size: 200,
-    grow: true,
-    sortValue: (r) => r.dst_ip,
-    cell: (r) => <Endpoint ip={r.dst_ip} port={r.dst_port} id={r.dst_id} host={r.dst_host} />,
-  },
-  { id: 'proto', header: 'Protocol', size: 80, sortValue: (r) => r.prot_name },
-  {
-    id: 'bytes',
-    header: 'Bytes',
-    size: 90,
-    sortValue: (r) => r.bytes,
-    cell: (r) => <span title={`${num(r.bytes)} bytes`}>{formatBytes(r.bytes)}</span>,
-  },
-  {
-    id: 'packets',
-    header: 'Packets',
-    size: 80,
-    sortValue: (r) => r.packets,
-    cell: (r) => num(r.packets),
-  },
-  { id: 'flows', header: 'Flows', size: 70, sortValue: (r) => r.flows, cell: (r) => num(r.flows) },
-  { id: 'bps', header: 'Rate', size: 100, sortValue: (r) => r.bps, cell: (r) => formatBits(r.bps) },
-  {
-    id: 'start',
-    header: 'First start',
-    size: 190,
-    sortValue: (r) => r.start_time,
-    cell: (r) => mono(formatTime(r.start_time)),
-  },
-  {
-    id: 'end',
-    header: 'Last end',
-    size: 190,
-    sortValue: (r) => r.end_time,
-    cell: (r) => mono(formatTime(r.end_time)),
-  },
-  {
-    id: 'flow_src',
-    header: 'Exporter',
-    size: 120,
-    sortValue: (r) => r.flow_src,
-    cell: (r) => mono(r.flow_src),
-  },
+  ...sharedColumns<AggRow>(
+    [
+      {
+        id: 'flows',
+        header: 'Flows',
+        size: 70,
+        sortValue: (r) => r.flows,
+        cell: (r) => num(r.flows),
+      },
+    ],
+    { start: 'First start', end: 'Last end' },
+  ),
 ];
 
 function windowText(
