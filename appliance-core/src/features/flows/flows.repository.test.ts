@@ -105,7 +105,7 @@ describe('listFlows', () => {
     expect(narrow).toMatchObject({ total: 100, totalCapped: false });
   });
 
-  it('reads a narrow window on the end_time index and a wide one on the bytes index', () => {
+  it('reads a narrow window on the end_time index, a wide one on the bytes index, and a wide one with many rows outside it on the end_time index', () => {
     const seen: string[] = [];
     const spy = new Proxy(db, {
       get(target, prop) {
@@ -120,9 +120,12 @@ describe('listFlows', () => {
           : value;
       },
     });
-    const plans = (request: Parameters<typeof listFlows>[2]) => {
+    const plans = (
+      request: Parameters<typeof listFlows>[2],
+      bounds?: Parameters<typeof listFlows>[3],
+    ) => {
       seen.length = 0;
-      listFlows(spy, table, request);
+      listFlows(spy, table, request, bounds);
       return seen
         .filter((sql) => sql.includes('ORDER BY bytes DESC'))
         .map((sql) =>
@@ -159,6 +162,14 @@ describe('listFlows', () => {
       expect(p).toMatch(/USING INDEX \S*by_bytes/);
       expect(p).not.toMatch(/TEMP B-TREE/);
     }
+    // Many rows in the window but more outside it than the walk may visit (small active flows
+    // among many larger old ones): the end_time range with a top-N sort, never the bytes walk.
+    const mostlyOutside = plans(
+      { endFrom: T0, endTo: T0 + 5_000 * 100, startFrom: T0, where: all, offset: 0, limit: 10 },
+      { wideRows: 1_000, outsideRows: 1_000 },
+    );
+    expect(mostlyOutside.length).toBeGreaterThan(0);
+    for (const p of mostlyOutside) expect(p).toMatch(/USING INDEX \S*by_end/);
   });
 });
 
