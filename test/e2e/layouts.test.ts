@@ -176,6 +176,8 @@ describe.runIf(enabled)('device layouts, density, terminal end', { timeout: 120_
     await w.page.getByRole('tab', { name: 'Widgets' }).click();
     await pinned.getByRole('button', { name: /^Unpin Port/ }).click();
     await until(async () => (await stored()).pinnedWidgets.length === 0, 'the unpin to be saved');
+    // The page re-reads the pins after the save: wait for the row to go rather than racing it.
+    await w.page.getByTestId('pinned-widgets').waitFor({ state: 'detached', timeout: 10_000 });
     await expect(w.page.getByTestId('pinned-widgets').count()).resolves.toBe(0);
     await clean();
   });
