@@ -59,7 +59,6 @@ export function createAlerts(
       alertsRoutes(app, ctx, {
         alerts: service,
         latencyTrackerDevice: deps.latencyTrackerDevice,
-        urlOfTracker: deps.urlOfTracker,
         flappingLegacyAlerts: () => engine.flappingLegacyAlerts(),
       }),
   };

@@ -70,8 +70,6 @@ export interface AlertsRoutesDeps {
   alerts: AlertsService;
   /** Creates the latency tracker's device-down alert (trackers know the tracker's device). */
   latencyTrackerDevice: (trackerId: number) => number | null;
-  /** The URL of a URL tracker, or null when there is none (url-monitors). */
-  urlOfTracker: (trackerId: number) => string | null;
   /** Legacy alerts flapping now (the engine's flap detector). */
   flappingLegacyAlerts: () => number[];
 }
@@ -653,7 +651,8 @@ export async function alertsRoutes(app: App, ctx: CoreContext, deps: AlertsRoute
       let create: () => ReturnType<typeof service.createUrlDown>;
       if (kind === 'url') {
         // URL trackers belong to no device: visible to every holder of `alerts`.
-        if (deps.urlOfTracker(trackerId) === null) throw failure(404, 'Tracker not found');
+        if ((service.deps.urlOfTracker?.(trackerId) ?? null) === null)
+          throw failure(404, 'Tracker not found');
         create = () => service.createUrlDown(trackerId, severity);
       } else {
         const deviceId = deps.latencyTrackerDevice(trackerId);
