@@ -75,6 +75,8 @@ describe('listFlows', () => {
       [T0, T0 + ROWS * 100, T0, 0, 1000], // wide: everything
       [T0 + 5_000_000, T0 + 7_000_000, T0 + 5_000_000, 30, 100], // across the rotation
       [T0 + (ROWS - 600) * 100, 8e15, null, 0, 1000], // active: the newest minute
+      [T0 + (ROWS - 600) * 100 + 350, T0 + (ROWS - 20) * 100 - 50, null, 7, 40], // short, cut mid-second
+      [T0 + (ROWS / 2 - 300) * 100 + 250, T0 + (ROWS / 2 + 300) * 100 + 450, null, 0, 500], // short, across the rotation
     ];
     for (const [endFrom, endTo, startFrom, offset, limit] of cases) {
       const got = listFlows(db, table, { endFrom, endTo, startFrom, where: all, offset, limit });
@@ -82,6 +84,35 @@ describe('listFlows', () => {
         plain(endFrom, endTo, startFrom, offset, limit).map((r) => [r.id, r.bytes]),
       );
     }
+  });
+
+  it('reads a short window without a start bound by seconds on the slot index, filters included', () => {
+    const endFrom = T0 + (ROWS - 600) * 100 + 350;
+    const endTo = T0 + (ROWS - 1) * 100;
+    const where = { sql: 'src_port % 3 = ?', params: [1] };
+    const got = listFlows(db, table, {
+      endFrom,
+      endTo,
+      startFrom: null,
+      where,
+      offset: 5,
+      limit: 30,
+    });
+    const expected = db
+      .prepare(
+        'SELECT id, bytes FROM flows WHERE end_time >= ? AND end_time <= ? AND src_port % 3 = 1 ORDER BY bytes DESC, id DESC LIMIT 30 OFFSET 5',
+      )
+      .all(endFrom, endTo) as { id: number; bytes: number }[];
+    expect(expected).toHaveLength(30);
+    expect(got.rows.map((r) => [r.id, r.bytes])).toEqual(expected.map((r) => [r.id, r.bytes]));
+    expect(got.total).toBe(
+      db
+        .prepare(
+          'SELECT count(*) FROM flows WHERE end_time >= ? AND end_time <= ? AND src_port % 3 = 1',
+        )
+        .pluck()
+        .get(endFrom, endTo),
+    );
   });
 
   it('caps the total at 10,000 and says so', () => {
@@ -170,6 +201,49 @@ describe('listFlows', () => {
     );
     expect(mostlyOutside.length).toBeGreaterThan(0);
     for (const p of mostlyOutside) expect(p).toMatch(/USING INDEX \S*by_end/);
+    // The active list: every second of the last minute on the slot index, already in bytes
+    // order (no sort), index only where the second lies wholly inside the window.
+    const active = plans({
+      endFrom: T0 + (ROWS - 600) * 100 + 350,
+      endTo: T0 + ROWS * 100,
+      startFrom: null,
+      where: all,
+      offset: 0,
+      limit: 10,
+    });
+    expect(active).toHaveLength(2);
+    for (const p of active) {
+      expect(p).toMatch(/USING (COVERING )?INDEX \S*by_slot/);
+      expect(p).not.toMatch(/TEMP B-TREE/);
+    }
+    expect(active.some((p) => /USING COVERING INDEX \S*by_slot/.test(p))).toBe(true);
+  });
+
+  it('reads a partition without the slot index as before', () => {
+    const [dated] = table.located().filter((ref) => ref.name !== 'flows_latest');
+    const slot = db
+      .prepare(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE '%by_slot'",
+      )
+      .get(dated!.name) as { name: string; sql: string };
+    db.exec(`DROP INDEX "${slot.name}"`);
+    try {
+      const endFrom = T0 + (ROWS / 2 - 300) * 100;
+      const endTo = T0 + (ROWS / 2 - 1) * 100;
+      const got = listFlows(db, table, {
+        endFrom,
+        endTo,
+        startFrom: null,
+        where: all,
+        offset: 0,
+        limit: 50,
+      });
+      expect(got.rows.map((r) => [r.id, r.bytes])).toEqual(
+        plain(endFrom, endTo, null, 0, 50).map((r) => [r.id, r.bytes]),
+      );
+    } finally {
+      db.exec(slot.sql);
+    }
   });
 });
 
