@@ -219,6 +219,54 @@ describe('listFlows', () => {
     expect(active.some((p) => /USING COVERING INDEX \S*by_slot/.test(p))).toBe(true);
   });
 
+  it('keeps ties at the page boundary when seconds are read down to the page floor', () => {
+    const tdir = fs.mkdtempSync(path.join(os.tmpdir(), 'flows-ties-'));
+    const tdb = openDatabase(path.join(tdir, 'db.sqlite'));
+    try {
+      migrate(tdb, T0);
+      const ties = definePartitionedTable(tdb, {
+        name: 'flows',
+        timeColumn: 'end_time',
+        maintenance: {
+          listed: false,
+          rotationCron: FLOW_ROTATION,
+          retentionDays: FLOW_RETENTION_DAYS,
+        },
+      });
+      const insert = tdb.prepare(
+        `INSERT INTO flows_latest (${FLOW_COLUMNS}) VALUES (?, ?, '10.0.0.1', ?, '10.0.0.2', 443, 6, ?, 1, '127.0.0.1', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ?)`,
+      );
+      // 20 flows a second for 50 s, bytes from seven values: every page boundary is a tie.
+      tdb.transaction(() => {
+        for (let i = 0; i < 1000; i++)
+          insert.run(T0 + i * 50 - 10, T0 + i * 50, i, (i * 31) % 7, T0);
+      })();
+      for (const [offset, limit] of [
+        [0, 35],
+        [10, 100],
+        [0, 143],
+      ] as const) {
+        const got = listFlows(tdb, ties, {
+          endFrom: T0,
+          endTo: T0 + 50_000,
+          startFrom: null,
+          where: all,
+          offset,
+          limit,
+        });
+        const expected = tdb
+          .prepare(
+            'SELECT id, bytes FROM flows WHERE end_time >= ? AND end_time <= ? ORDER BY bytes DESC, id DESC LIMIT ? OFFSET ?',
+          )
+          .all(T0, T0 + 50_000, limit, offset) as { id: number; bytes: number }[];
+        expect(got.rows.map((r) => [r.id, r.bytes])).toEqual(expected.map((r) => [r.id, r.bytes]));
+      }
+    } finally {
+      tdb.close();
+      fs.rmSync(tdir, { recursive: true, force: true });
+    }
+  });
+
   it('reads a partition without the slot index as before', () => {
     const [dated] = table.located().filter((ref) => ref.name !== 'flows_latest');
     const slot = db

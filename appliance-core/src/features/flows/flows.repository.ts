@@ -203,9 +203,10 @@ function slotWalk(
   need: number,
 ): { bytes: number; id: number }[] | null {
   if (request.startFrom !== null || !hasSlotIndex(db, ref)) return null;
-  const span = db.prepare(`SELECT min(end_time) AS lo, max(end_time) AS hi FROM ${p}`).get() as {
-    lo: number | null;
-    hi: number | null;
+  // Two statements: SQLite answers min() or max() alone from the index, both together by a scan.
+  const span = {
+    lo: db.prepare(`SELECT min(end_time) FROM ${p}`).pluck().get() as number | null,
+    hi: db.prepare(`SELECT max(end_time) FROM ${p}`).pluck().get() as number | null,
   };
   if (span.lo === null || span.hi === null) return [];
   const from = Math.max(request.endFrom, span.lo);
@@ -216,25 +217,35 @@ function slotWalk(
   if (last - first + 1 > SLOT_WALK_MAX) return null;
   const unfiltered = request.where.sql === '1';
   const whole = db.prepare(
-    `SELECT bytes, id FROM ${p} WHERE end_time / 1000 = ? ORDER BY bytes DESC, id DESC LIMIT ?`,
+    `SELECT bytes, id FROM ${p} WHERE end_time / 1000 = ? AND bytes >= ? ORDER BY bytes DESC, id DESC LIMIT ?`,
   );
   const part = db.prepare(
-    `SELECT bytes, id FROM ${p} WHERE end_time / 1000 = ? AND +end_time >= ? AND +end_time <= ? AND (${request.where.sql}) ORDER BY bytes DESC, id DESC LIMIT ?`,
+    `SELECT bytes, id FROM ${p} WHERE end_time / 1000 = ? AND bytes >= ? AND +end_time >= ? AND +end_time <= ? AND (${request.where.sql}) ORDER BY bytes DESC, id DESC LIMIT ?`,
   );
-  const pairs: { bytes: number; id: number }[] = [];
+  type Pair = { bytes: number; id: number };
+  let pairs: Pair[] = [];
+  // Once `need` pairs are held, a second can only contribute pairs with at least the bytes of
+  // the need-th best so far: each slot reads from the top of its range down to that floor.
+  let floor = -Infinity;
+  const keep = () => {
+    pairs.sort((a, b) => b.bytes - a.bytes || b.id - a.id);
+    if (pairs.length >= need) {
+      pairs = pairs.slice(0, need);
+      floor = (pairs[need - 1] as Pair).bytes;
+    }
+  };
   for (let slot = first; slot <= last; slot++) {
     const inside =
       unfiltered && slot * 1000 >= request.endFrom && slot * 1000 + 999 <= request.endTo;
-    pairs.push(
-      ...((inside
-        ? whole.all(slot, need)
-        : part.all(slot, request.endFrom, request.endTo, ...request.where.params, need)) as {
-        bytes: number;
-        id: number;
-      }[]),
-    );
+    const got = (
+      inside
+        ? whole.all(slot, floor, need)
+        : part.all(slot, floor, request.endFrom, request.endTo, ...request.where.params, need)
+    ) as Pair[];
+    for (const pair of got) pairs.push(pair);
+    if (pairs.length >= 2 * need) keep();
   }
-  pairs.sort((a, b) => b.bytes - a.bytes || b.id - a.id);
+  keep();
   return pairs.slice(0, need);
 }
 
