@@ -68,6 +68,12 @@ if (BENCH_KIND === 'flows') {
   process.exit(await runFlowsBench());
 }
 
+// BENCH=flows-list: the active flow list in process, slot index against the top-N sort (test/bench/flows-list.bench.mjs).
+if (BENCH_KIND === 'flows-list') {
+  const { runFlowsListBench } = await import('./flows-list.bench.mjs');
+  process.exit(await runFlowsListBench());
+}
+
 // BENCH=retention runs only the retention pruner bench (test/bench/retention.bench.mjs).
 if (BENCH_KIND === 'retention') {
   const { runRetentionBench } = await import('./retention.bench.mjs');
