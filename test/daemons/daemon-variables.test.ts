@@ -22,16 +22,23 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAppliance, type Harness } from '../../../../test/harness/appliance.js';
-import { havePeer } from '../../../../test/harness/peers.js';
-import { startSnmpd, type Snmpd } from '../../../../test/harness/snmpd.js';
-import { REDACT_PATHS } from '../../platform/logging/logger.js';
-import { bindUdpTcpPair, closeTcp, closeUdp } from '../../platform/net/collector-ports.js';
-import type { DeliveryEngine } from '../alerts/delivery/delivery.engine.js';
-import { httpReceiver, type HttpReceiver } from '../alerts/delivery/testing/receivers.js';
-import type { DiscoveryEngine } from '../discovery/discovery.engine.js';
-import { v5Packet } from '../flows/testing/flow-packets.js';
-import { alertLine } from '../logs/testing/eve-lines.js';
+import { startAppliance, type Harness } from '../harness/appliance.js';
+import { havePeer } from '../harness/peers.js';
+import { startSnmpd, type Snmpd } from '../harness/snmpd.js';
+import { REDACT_PATHS } from '../../appliance-core/src/platform/logging/logger.js';
+import {
+  bindUdpTcpPair,
+  closeTcp,
+  closeUdp,
+} from '../../appliance-core/src/platform/net/collector-ports.js';
+import type { DeliveryEngine } from '../../appliance-core/src/features/alerts/delivery/delivery.engine.js';
+import {
+  httpReceiver,
+  type HttpReceiver,
+} from '../../appliance-core/src/features/alerts/delivery/testing/receivers.js';
+import type { DiscoveryEngine } from '../../appliance-core/src/features/discovery/discovery.engine.js';
+import { v5Packet } from '../../appliance-core/src/features/flows/testing/flow-packets.js';
+import { alertLine } from '../../appliance-core/src/features/logs/testing/eve-lines.js';
 
 const PROXY_CANARY = 'canary-proxy-pass-5d1e';
 const COMMUNITY_CANARY = 'canary-community-93ab';
