@@ -1,7 +1,8 @@
 /**
  * A daemon's variables applied by the restart after `POST /api/daemon/{id}/config`, against the
- * real engines of a real appliance (in the default network mode, dry run: daemons are the
- * appliance's own engines, so their changes apply in both modes):
+ * real engines of a real appliance (in the default network mode, dry run, and in apply mode with
+ * no root helper reachable: daemons are the appliance's own engines, so their changes apply the
+ * same way in both modes and never go to the host):
  * - syslog: a new port (chosen free by the test) receives a datagram that is stored, the old
  *   port is closed, `0` disables the receiver, and a removed variable falls back to the env's;
  * - flows: likewise with a NetFlow v5 packet;
@@ -140,6 +141,35 @@ describe('dry run', () => {
     });
     expect(h.appliance.registry.status('captures').startedAt as number).toBeGreaterThan(before);
   });
+});
+
+describe('apply mode', () => {
+  it('applies daemon changes the same way, and never through the root helper', async () => {
+    // A socket path where no helper listens: a daemon change that went to the host would fail.
+    const apply = await startAppliance({
+      APPLIANCE_NETWORK_MODE: 'apply',
+      APPLIANCE_ROOT_HELPER_SOCKET: path.join(dir, 'no-helper.sock'),
+    });
+    try {
+      const token = await apply.login();
+      const before = apply.appliance.registry.status('captures').startedAt as number;
+      apply.clock.advance(1000);
+      const res = await apply.request('POST', '/api/daemon/captures/config', {
+        token,
+        body: { config: [{ var: 'idle_seconds', value: '120' }] },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        message: 'Configuration of captures saved and the daemon restarted',
+      });
+      expect(apply.appliance.registry.status('captures').startedAt as number).toBeGreaterThan(
+        before,
+      );
+      expect(fs.existsSync(path.join(dir, 'no-helper.sock'))).toBe(false);
+    } finally {
+      await apply.close();
+    }
+  }, 60_000);
 });
 
 describe('syslog reads port at each start', () => {
