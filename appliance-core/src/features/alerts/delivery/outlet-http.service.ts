@@ -94,6 +94,18 @@ export interface OutletResponse {
 const MAX_BODY = 4096;
 const PROXY_AUTH_FAILED = 'The proxy refused the credentials (HTTP 407)';
 
+/** A proxy that did not open the CONNECT tunnel (407: the credentials). */
+function tunnelRefused(status: number): OutletResponse {
+  return status === 407
+    ? { ok: false, status, error: PROXY_AUTH_FAILED, retryable: false }
+    : {
+        ok: false,
+        status: null,
+        error: `The proxy refused the tunnel (HTTP ${status})`,
+        retryable: status >= 500,
+      };
+}
+
 function networkError(err: NodeJS.ErrnoException): { error: string; retryable: boolean } {
   const code = err.code ?? '';
   if (code === 'ERR_ADDRESS_REFUSED') return { error: `Refused: ${err.message}`, retryable: false };
@@ -269,32 +281,12 @@ export function sendOutletRequest(
       connect.on('response', (response) => {
         // A proxy that answers CONNECT with anything but a tunnel (no 'connect' event).
         response.resume();
-        const status = response.statusCode ?? 0;
-        finish(
-          status === 407
-            ? { ok: false, status, error: PROXY_AUTH_FAILED, retryable: false }
-            : {
-                ok: false,
-                status: null,
-                error: `The proxy refused the tunnel (HTTP ${status})`,
-                retryable: status >= 500,
-              },
-        );
+        finish(tunnelRefused(response.statusCode ?? 0));
       });
       connect.on('connect', (response, socket) => {
         tunnel = socket;
         const status = response.statusCode ?? 0;
-        if (status !== 200)
-          return finish(
-            status === 407
-              ? { ok: false, status, error: PROXY_AUTH_FAILED, retryable: false }
-              : {
-                  ok: false,
-                  status: null,
-                  error: `The proxy refused the tunnel (HTTP ${status})`,
-                  retryable: status >= 500,
-                },
-          );
+        if (status !== 200) return finish(tunnelRefused(status));
         send(() =>
           https.request(
             target,
