@@ -50,7 +50,7 @@ import {
   MaintenanceEngine,
   maintenanceRoutes,
   MaintenanceService,
-  plainDaemonVars,
+  daemonVarsForEngine,
   registerPartitionRetention,
   startsAutomatically,
   RetentionEngine,
@@ -119,12 +119,16 @@ export function createFeatures(ctx: CoreContext): Features {
     storageWriterCollector(() => storage.stats()),
   );
   const devices = new DevicesService(ctx, scheduler);
+  // The daemons' stored variables (features/maintenance daemon catalogue), each engine reads its
+  // own at every start, so a daemon restart applies them; a variable left out keeps the env/CLI's.
+  const daemonVars = (name: string) => daemonVarsForEngine(ctx.db, ctx.secrets, name);
   const discovery = new DiscoveryEngine({
     db: ctx.db,
     clock: ctx.clock,
     secrets: ctx.secrets,
     log: ctx.log,
     scheduler,
+    daemonVars: () => daemonVars('discovery'),
   });
   const widgets = new TrackerWidgets();
   const trackers = new TrackersService(ctx.db, storage);
@@ -162,42 +166,48 @@ export function createFeatures(ctx: CoreContext): Features {
       },
     ];
   });
-  // IDS intake (APPLIANCE_EVE_FILE; off when unset): its own producer, so that a backlog of eve
-  // lines never takes another feed's share of the writer; one chunk group in flight at a time.
-  const idsIntake = ctx.config.eveFile
-    ? new EveIntakeEngine({
-        file: ctx.config.eveFile,
-        db: ctx.db,
-        writer: storage.producer('ids', { flushMs: 10, maxQueued: 50_000 }),
-        devices: devices.ipMap,
-        log: ctx.log,
-        clock: ctx.clock,
-      })
-    : null;
+  // IDS intake (the daemon variable eve_file, else APPLIANCE_EVE_FILE; idle with neither): its own
+  // producer, so that a backlog of eve lines never takes another feed's share of the writer; one
+  // chunk group in flight at a time.
+  const idsIntake = new EveIntakeEngine({
+    file: ctx.config.eveFile,
+    fileOf: () => daemonVars('ids-intake').eve_file,
+    db: ctx.db,
+    writer: storage.producer('ids', { flushMs: 10, maxQueued: 50_000 }),
+    devices: devices.ipMap,
+    log: ctx.log,
+    clock: ctx.clock,
+  });
   devices.registerDeviceCleanup('device-layouts', (id) => deleteLayoutsOfDevice(ctx.db, id));
   // Syslog intake, Windows events intake and the log feeds' endpoints (issue 14).
-  const logs = createLogs(ctx, { storage, devices });
+  const logs = createLogs(ctx, { storage, devices, daemonVars });
   // Appliance settings on the host (issue 18): services, network, hostname, host map, time, license.
   const settings = createSettings(ctx);
   // Packet capture (issue 16): dumpcap or libpcap, pcapng files under the data dir.
   const captures = createCaptures(ctx, {
     devices,
     sniffInterfaces: settings.sniffInterfaces,
-    daemonVars: (name) => plainDaemonVars(ctx.db, name),
+    daemonVars,
   });
   // The IDS follower's counters in GET /api/intake/counters and /metrics (null while it is off).
-  if (idsIntake)
-    logs.counters.register('ids', () => {
-      const { droppedBy, ...counters } = idsIntake.counters();
-      return {
-        ...counters,
-        ...Object.fromEntries(
-          Object.entries(droppedBy).map(([reason, n]) => [`dropped_${reason}`, n]),
-        ),
-      };
-    });
+  logs.counters.register('ids', () => {
+    if (idsIntake.following() === null) return null;
+    const { droppedBy, ...counters } = idsIntake.counters();
+    return {
+      ...counters,
+      ...Object.fromEntries(
+        Object.entries(droppedBy).map(([reason, n]) => [`dropped_${reason}`, n]),
+      ),
+    };
+  });
   // NetFlow v5/v9/IPFIX collection and the flow explorer (issue 15); counters beside the logs'.
-  const flows = createFlows(ctx, { storage, devices, scheduler, counters: logs.counters });
+  const flows = createFlows(ctx, {
+    storage,
+    devices,
+    scheduler,
+    counters: logs.counters,
+    daemonVars,
+  });
   // Partitioned tables for maintenance, one line each (walks_log registers in its repository).
   const logTable = {
     listed: true,
@@ -207,7 +217,7 @@ export function createFeatures(ctx: CoreContext): Features {
   for (const name of ['syslog_log', 'eventlog_log', 'eve_log'])
     definePartitionedTable(ctx.db, { name, timeColumn: 'timestamp', maintenance: logTable });
   // Alert delivery (issue 17): the persisted queue the alerting feature enqueues into, and the mail relay.
-  const delivery = createAlertDelivery(ctx);
+  const delivery = createAlertDelivery(ctx, { daemonVars });
   // Alerting (issue 17): evaluates what the syslog writer just committed; delivery is connected
   // with alerts.connectDelivery (features/alerts/delivery).
   const alerts = createAlerts(ctx, {
@@ -267,7 +277,7 @@ export function createFeatures(ctx: CoreContext): Features {
       logs.syslog,
       captures.engine,
       alerts.engine,
-      ...(idsIntake ? [idsIntake] : []),
+      idsIntake,
       flows.collector,
       new MaintenanceEngine(maintenance, scheduler, ctx.log),
       new RetentionEngine(

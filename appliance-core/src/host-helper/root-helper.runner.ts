@@ -9,6 +9,7 @@ import type { CommandRunner } from './root-helper.server.js';
 /** The only programs the helper runs, with their Debian packages. */
 export const HELPER_PROGRAMS: Record<string, SystemTool> = {
   hostnamectl: { program: 'hostnamectl', debianPackage: 'systemd' },
+  hostname: { program: 'hostname', debianPackage: 'hostname' },
   timedatectl: { program: 'timedatectl', debianPackage: 'systemd' },
   systemctl: { program: 'systemctl', debianPackage: 'systemd' },
   date: { program: 'date', debianPackage: 'coreutils' },

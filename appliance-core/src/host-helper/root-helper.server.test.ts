@@ -46,6 +46,7 @@ const helper = (options: Partial<ConstructorParameters<typeof RootHelper>[0]> = 
     secondMs: 5,
     tokenWait: { attempts: 3, intervalMs: 5 },
     log: (line) => logLines.push(line),
+    systemdBooted: () => true,
     ...options,
   });
 
@@ -124,6 +125,21 @@ describe('hostname, time, timezone, ntp', () => {
     expect(calls).toEqual([
       { program: 'hostnamectl', args: ['set-hostname', 'nms-1.example.net'] },
     ]);
+  });
+
+  it('without systemd sets the running name with hostname (sethostname) and says it was not persisted', async () => {
+    const h = helper({ systemdBooted: () => false });
+    expect(await h.handle(req('hostname.set', { hostname: 'NMS-2' }))).toEqual({
+      ok: true,
+      output: { method: 'sethostname', persisted: false },
+    });
+    expect(calls).toEqual([{ program: 'hostname', args: ['nms-2'] }]);
+    answers.set('hostname', FAIL('hostname: you must be root to change the host name'));
+    expect(await h.handle(req('hostname.set', { hostname: 'nms-3' }))).toEqual({
+      ok: false,
+      code: 'failed',
+      message: 'hostname: hostname: you must be root to change the host name',
+    });
   });
 
   it('refuses every injection string as a hostname and runs nothing', async () => {

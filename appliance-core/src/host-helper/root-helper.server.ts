@@ -134,7 +134,21 @@ export interface RootHelperOptions {
   tokenWait?: { attempts: number; intervalMs: number };
   /** One line per request (op and outcome; never arguments of secrets). */
   log?: (line: string) => void;
+  /**
+   * Whether the host runs systemd (sd_booted: /run/systemd/system exists). Without it
+   * hostname.set uses `hostname NAME` instead of hostnamectl (see setHostname).
+   */
+  systemdBooted?: () => boolean;
 }
+
+/** sd_booted(3): systemd is the running init when /run/systemd/system is a directory. */
+export const systemdBooted = (): boolean => {
+  try {
+    return fs.statSync('/run/systemd/system').isDirectory();
+  } catch {
+    return false;
+  }
+};
 
 const ok = (output?: unknown): RootHelperResponse =>
   output === undefined ? { ok: true } : { ok: true, output };
@@ -171,6 +185,7 @@ export class RootHelper {
   private readonly timers: TimerApi;
   private readonly tokenWait: { attempts: number; intervalMs: number };
   private readonly log: (line: string) => void;
+  private readonly systemdBooted: () => boolean;
   private pending: PendingNetwork | null = null;
   /** Settles when the last rollback (timer or request) has finished; tests await it. */
   lastRollback: Promise<RootHelperResponse> | null = null;
@@ -189,6 +204,7 @@ export class RootHelper {
     };
     this.tokenWait = options.tokenWait ?? { attempts: 50, intervalMs: 100 };
     this.log = options.log ?? (() => undefined);
+    this.systemdBooted = options.systemdBooted ?? systemdBooted;
   }
 
   /** True while a network change waits for network.confirm. */
@@ -236,7 +252,7 @@ export class RootHelper {
   private dispatch(request: RootHelperRequest): Promise<RootHelperResponse> {
     switch (request.op) {
       case 'hostname.set':
-        return this.runOk('hostnamectl', ['set-hostname', request.args.hostname], 'hostnamectl');
+        return this.setHostname(request.args.hostname);
       case 'time.set':
         return this.runOk('date', ['-u', `--set=@${request.args.unix}`], 'date');
       case 'timezone.set':
@@ -260,6 +276,21 @@ export class RootHelper {
       case 'upgrader.stop':
         return this.upgraderStop();
     }
+  }
+
+  /**
+   * Under systemd: `hostnamectl set-hostname` (the kernel's name and /etc/hostname, through
+   * systemd-hostnamed). Without systemd (a container, a UTS namespace) hostnamectl cannot work,
+   * so `hostname NAME` sets the running kernel's name (sethostname(2), in the helper's own UTS
+   * namespace) and /etc/hostname is left as it is: the answer's output says `persisted: false`.
+   */
+  private async setHostname(name: string): Promise<RootHelperResponse> {
+    if (this.systemdBooted())
+      return this.runOk('hostnamectl', ['set-hostname', name], 'hostnamectl');
+    const result = await this.run('hostname', [name]);
+    return result.code === 0
+      ? ok({ method: 'sethostname', persisted: false })
+      : failed(`hostname: ${firstLine(result)}`);
   }
 
   private async setTimezone(tz: string): Promise<RootHelperResponse> {

@@ -17,7 +17,7 @@ import { migrate } from '../../platform/db/migrate.js';
 import { Scheduler } from '../../platform/scheduler/scheduler.js';
 import { SecretBox } from '../../platform/security/secret-box.js';
 import { systemClock } from '../../platform/time/time.js';
-import { DiscoveryEngine, guessProfile } from './discovery.engine.js';
+import { DiscoveryEngine, fallbackCommunityOf, guessProfile } from './discovery.engine.js';
 
 const AUTH = 'authpass123';
 const PRIV = 'privpass123';
@@ -402,5 +402,25 @@ describe.runIf(peers)('discovery through the API', () => {
     });
     const second = await waitForSweep(netId, first.status.id);
     expect(second.devices.map((d) => d.ip_address)).toContain('127.0.0.7');
+  });
+});
+
+describe('fallbackCommunityOf (the daemon variables snmp_community and snmp_port)', () => {
+  it('needs a community; the port defaults to 161', () => {
+    expect(fallbackCommunityOf({})).toBeNull();
+    expect(fallbackCommunityOf({ snmp_port: '1161' })).toBeNull();
+    expect(fallbackCommunityOf({ snmp_community: 'c' })).toEqual({ community: 'c', port: 161 });
+    expect(fallbackCommunityOf({ snmp_community: 'c', snmp_port: '1161' })).toEqual({
+      community: 'c',
+      port: 1161,
+    });
+    expect(fallbackCommunityOf({ snmp_community: 'c', snmp_port: '0' })).toEqual({
+      community: 'c',
+      port: 161,
+    });
+    expect(fallbackCommunityOf({ snmp_community: 'c', snmp_port: '70000' })).toEqual({
+      community: 'c',
+      port: 161,
+    });
   });
 });

@@ -12,6 +12,10 @@
  *   written in one transaction, and the loop yields between chunks.
  * - Every sweep has a discovery_status row (start_time, end_time, counters, error).
  * - The SNMP port of a sweep is each credential set's `snmp_port` (default 161).
+ * - The daemon variables (features/maintenance daemon catalogue) are read at each start: when
+ *   `snmp_community` (secret) is set, a host that no credential set of its network answers is
+ *   tried once more over SNMP v2c with that community, on `snmp_port` (161 when left out); a
+ *   host found so keeps the community sealed in its pending SNMP config. Never logged.
  * - Deleting or disabling a network aborts its running sweep.
  */
 import { setMaxListeners } from 'node:events';
@@ -21,7 +25,7 @@ import type { Scheduler } from '../../platform/scheduler/scheduler.js';
 import type { SecretBox } from '../../platform/security/secret-box.js';
 import type { Clock } from '../../platform/time/time.js';
 import { fpingAlive, FpingUnavailable, type AliveOptions } from '../../platform/net/fping.js';
-import type { SnmpConfigRow } from '../../platform/snmp/snmp-config.js';
+import { DEFAULT_SNMP, type SnmpConfigRow } from '../../platform/snmp/snmp-config.js';
 import { probeSystem, withSnmpSession, type SnmpTiming } from '../../platform/snmp/snmp.client.js';
 import {
   credentialAttempts,
@@ -76,6 +80,22 @@ export interface DiscoveryDeps {
   secrets: SecretBox;
   log: Logger;
   scheduler: Scheduler;
+  /** The daemon's stored variables, secrets opened (features/maintenance), read at each start. */
+  daemonVars?: () => Record<string, string>;
+}
+
+/** The v2c community tried on hosts no credential set answers (the daemon's variables). */
+export interface FallbackCommunity {
+  community: string;
+  port: number;
+}
+
+/** The fallback community of the daemon variables `snmp_community` and `snmp_port`, or null. */
+export function fallbackCommunityOf(vars: Record<string, string>): FallbackCommunity | null {
+  const community = vars.snmp_community;
+  if (!community) return null;
+  const port = /^[1-9][0-9]{0,4}$/.test(vars.snmp_port ?? '') ? Number(vars.snmp_port) : 161;
+  return { community, port: port <= 65535 ? port : 161 };
 }
 
 export interface SweepResult extends StatusCounters {
@@ -118,6 +138,8 @@ export class DiscoveryEngine {
   readonly name = 'discovery';
   private readonly sweeps = new Map<number, AbortController>();
   private readonly options: DiscoveryOptions;
+  /** Read from the daemon variables at start (null: none configured). */
+  private fallback: FallbackCommunity | null = null;
 
   constructor(
     private readonly deps: DiscoveryDeps,
@@ -137,6 +159,7 @@ export class DiscoveryEngine {
   }
 
   async start(): Promise<void> {
+    this.fallback = fallbackCommunityOf(this.deps.daemonVars?.() ?? {});
     const closed = closeInterruptedSweeps(this.deps.db, this.deps.clock.now());
     if (closed > 0)
       this.deps.log.warn({ closed }, 'discovery sweeps interrupted by the last stop were closed');
@@ -277,6 +300,26 @@ export class DiscoveryEngine {
         } catch {
           // No answer with this attempt: try the next one.
         }
+      }
+    }
+    const fallback = this.fallback;
+    if (snmp === null && fallback && !signal.aborted) {
+      try {
+        const { community, port } = fallback;
+        const target = { host: ip, port, version: 2 as const, community };
+        const system = await withSnmpSession(target, this.options.snmpTiming, (session) =>
+          probeSystem(session, signal),
+        );
+        snmp = {
+          ...DEFAULT_SNMP,
+          snmp_version: 2,
+          snmp_port: fallback.port,
+          snmp_community: this.deps.secrets.seal(fallback.community),
+        };
+        sysName = system.sysName;
+        sysDescr = system.sysDescr;
+      } catch {
+        // No answer with the daemon's community either.
       }
     }
     const ports =

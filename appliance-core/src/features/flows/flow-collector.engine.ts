@@ -1,6 +1,7 @@
 /**
  * The flow collector (issue 15; ARCHITECTURE.md, Storage): a receiver worker thread
- * (flow-receiver.engine.mjs) that binds UDP on `config.netflowPort`, decodes NetFlow v5, v9 and
+ * (flow-receiver.engine.mjs) that binds UDP on the daemon variable `port` (read at each start;
+ * `config.netflowPort` when it is left out), decodes NetFlow v5, v9 and
  * IPFIX and writes through the one storage writer as producer `flows` under its own queue
  * limit. This class, on the main thread, starts and stops it, keeps it told of the device IP
  * map, and reads its counters.
@@ -22,8 +23,9 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { CoreContext } from '../../platform/context.js';
+import type { CollectorPortSetting } from '../../platform/config/config.js';
 import type { StorageWriter } from '../../platform/db/storage-writer.js';
-import { portToBind } from '../../platform/net/collector-ports.js';
+import { portSettingOf, portToBind } from '../../platform/net/collector-ports.js';
 import { stopWorker } from '../../platform/process/stop-worker.js';
 import type { DeviceIpMap } from '../devices/index.js';
 
@@ -70,11 +72,19 @@ export class FlowCollectorEngine {
     private readonly ctx: CoreContext,
     private readonly storage: StorageWriter,
     private readonly ipMap: DeviceIpMap,
+    /** The daemon's stored variables (features/maintenance daemon catalogue), read at each start. */
+    private readonly daemonVars: () => Record<string, string> = () => ({}),
   ) {}
 
+  /** The port setting the next start binds: the daemon variable `port`, else the configuration's. */
+  portSetting(): CollectorPortSetting {
+    return portSettingOf(this.daemonVars().port, this.ctx.config.netflowPort);
+  }
+
   async start(): Promise<void> {
-    const setting = portToBind(this.ctx.config.netflowPort);
-    if (setting === null || this.worker) return;
+    if (this.worker) return;
+    const setting = portToBind(this.portSetting());
+    if (setting === null) return;
     const host = this.ctx.config.collectorBind ?? this.ctx.config.bind;
     const writerPort = this.storage.connect('flows', {
       maxQueued: MAX_QUEUED_WRITES,

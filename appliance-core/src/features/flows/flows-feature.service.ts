@@ -44,6 +44,8 @@ export function createFlows(
     devices: DevicesService;
     scheduler: Scheduler;
     counters: IntakeCounterRegistry;
+    /** The daemons' stored variables (features/maintenance daemon catalogue), read at each start. */
+    daemonVars?: (daemon: string) => Record<string, string>;
   },
 ): Flows {
   const { db, clock } = ctx;
@@ -74,7 +76,12 @@ export function createFlows(
     scopeOf: (identity) => devices.scopeOfIdentity(identity),
     exclusions,
   });
-  const collector = new FlowCollectorEngine(ctx, storage, devices.ipMap);
+  const collector = new FlowCollectorEngine(
+    ctx,
+    storage,
+    devices.ipMap,
+    () => deps.daemonVars?.('flows') ?? {},
+  );
   deps.counters.register('flows', () => ({ ...collector.counts(), port: collector.port }));
 
   devices.provideDeviceSection(

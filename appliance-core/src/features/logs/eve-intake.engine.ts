@@ -1,5 +1,6 @@
 /**
- * The IDS intake: follows Suricata's eve.json (APPLIANCE_EVE_FILE) and stores each `alert` event
+ * The IDS intake: follows Suricata's eve.json (the daemon variable `eve_file`, read at each start;
+ * APPLIANCE_EVE_FILE when it is left out; idle with neither) and stores each `alert` event
  * exactly once in `eve_log_latest`, with the severity rollup and the file position in the same
  * atomic group of the storage writer (eve-intake.writes.ts). docs/features/ids-intake.md has the
  * whole behaviour; the invariants:
@@ -52,8 +53,13 @@ export interface EveDeviceLookup {
 }
 
 export interface EveIntakeOptions {
-  /** The eve.json to follow (absolute). */
-  file: string;
+  /** The eve.json to follow (absolute), when `fileOf` names none. */
+  file?: string;
+  /**
+   * Read at each start: the eve.json to follow then (the daemon variable `eve_file`), or
+   * undefined to keep `file`. With neither, the engine runs idle (nothing is followed).
+   */
+  fileOf?: () => string | undefined;
   /** The API connection: the stored position is read from it. */
   db: DB;
   /** The `ids` producer of the storage writer. */
@@ -151,6 +157,8 @@ export class EveIntakeEngine {
   private lastDropLog = 0;
   private lastErrorLog = 0;
   private unloggedDrops = 0;
+  /** The file this run follows (chosen at start), or null while idle or never started. */
+  private followed: string | null = null;
 
   constructor(private readonly options: EveIntakeOptions) {
     this.pollMs = options.pollMs ?? 250;
@@ -164,8 +172,27 @@ export class EveIntakeEngine {
     return { ...this.counts, droppedBy: { ...this.counts.droppedBy } };
   }
 
+  /** The eve file the running engine follows, or null (idle: no file configured). */
+  following(): string | null {
+    return this.running ? this.followed : null;
+  }
+
+  /** The file followed by this run (set by start before the loop runs). */
+  private get file(): string {
+    if (this.followed === null) throw new Error('IDS intake: no eve file');
+    return this.followed;
+  }
+
   start(): Promise<void> {
     if (this.running) return Promise.resolve();
+    const file = this.options.fileOf?.() || this.options.file;
+    if (!file) {
+      this.followed = null;
+      this.options.log.info('IDS intake: no eve file configured; idle');
+      return Promise.resolve();
+    }
+    // The loop reads the stored position of this path (each path keeps its own).
+    this.followed = file;
     this.stopping = false;
     this.running = this.loop().catch((err: unknown) => {
       this.options.log.error({ err }, 'IDS intake stopped on an unexpected error');
@@ -185,7 +212,7 @@ export class EveIntakeEngine {
   // --- the loop -----------------------------------------------------------------------------
 
   private async loop(): Promise<void> {
-    this.committed = storedEvePosition(this.options.db, this.options.file);
+    this.committed = storedEvePosition(this.options.db, this.file);
     while (!this.stopping) {
       let progressed: boolean;
       try {
@@ -207,7 +234,7 @@ export class EveIntakeEngine {
 
   /** Opens the file to follow (or the rotated one to finish first). False while it is missing. */
   private async openFile(): Promise<boolean> {
-    const file = this.options.file;
+    const file = this.file;
     const stored = this.committed;
     if (stored && stored.offset > 0) {
       const atPath = await this.statId(file);
@@ -273,8 +300,8 @@ export class EveIntakeEngine {
 
   /** The rotated file that holds the stored position: a sibling named after the path, by inode. */
   private async findRotated(stored: EvePosition): Promise<string | null> {
-    const dir = path.dirname(this.options.file);
-    const base = path.basename(this.options.file);
+    const dir = path.dirname(this.file);
+    const base = path.basename(this.file);
     let names: string[];
     try {
       names = await fs.readdir(dir);
@@ -340,7 +367,7 @@ export class EveIntakeEngine {
    * line is unterminated): follows a rotation, restarts after a truncation, or waits (false).
    */
   private async atEnd(open: Open, seen: number): Promise<boolean> {
-    const atPath = await this.statId(this.options.file);
+    const atPath = await this.statId(this.file);
     const size = (await open.handle.stat({ bigint: true })).size;
     const rotated = atPath !== null && (atPath.dev !== open.dev || atPath.inode !== open.inode);
     if (rotated && atPath.size > 0n) {
@@ -353,8 +380,8 @@ export class EveIntakeEngine {
       }
       await this.closeCurrent();
       this.counts.rotations++;
-      this.options.log.info({ file: this.options.file }, 'IDS intake: the eve file was rotated');
-      const handle = await fs.open(this.options.file, 'r');
+      this.options.log.info({ file: this.file }, 'IDS intake: the eve file was rotated');
+      const handle = await fs.open(this.file, 'r');
       const st = await handle.stat({ bigint: true });
       this.current = { handle, dev: int64(st.dev), inode: int64(st.ino) };
       this.offset = 0;
@@ -363,7 +390,7 @@ export class EveIntakeEngine {
     }
     if (size < BigInt(this.offset)) {
       this.options.log.info(
-        { file: this.options.file },
+        { file: this.file },
         'IDS intake: the eve file was truncated; reading it from its start',
       );
       this.skipScan = null;
@@ -434,14 +461,14 @@ export class EveIntakeEngine {
   ): Promise<boolean> {
     const to: EvePosition = { dev: open.dev, inode: open.inode, offset: end };
     const from = this.committed ?? { dev: 0n, inode: 0n, offset: 0 };
-    const ops = chunkOps(this.options.file, from, to, alerts, this.options.clock.now());
+    const ops = chunkOps(this.file, from, to, alerts, this.options.clock.now());
     const result = await this.options.writer.group(ops);
     let committed = result.committed;
     if (!result.committed) {
       // A group lost with the writer's worker may have committed just before (between COMMIT
       // and its notice): then the stored position is `to`. Any other failure stored nothing;
       // the stored position says where to go on (another follower may have moved it).
-      const stored = storedEvePosition(this.options.db, this.options.file);
+      const stored = storedEvePosition(this.options.db, this.file);
       committed =
         result.error.startsWith('lost') &&
         stored !== null &&
@@ -511,7 +538,7 @@ export class EveIntakeEngine {
     if (now - this.lastWaitLog < WAITING_LOG_MS) return;
     this.lastWaitLog = now;
     this.options.log.warn(
-      { file: this.options.file },
+      { file: this.file },
       'IDS intake: the eve file does not exist yet; waiting for it',
     );
   }

@@ -13,9 +13,10 @@ export type FeedCounters = Record<string, number | string | null>;
 export const KNOWN_FEEDS = ['syslog', 'windows', 'ids'] as const;
 
 export class IntakeCounterRegistry {
-  private readonly feeds = new Map<string, () => FeedCounters>();
+  private readonly feeds = new Map<string, () => FeedCounters | null>();
 
-  register(feed: string, read: () => FeedCounters): void {
+  /** `read` answers null while the feed is off (the IDS follower without an eve file). */
+  register(feed: string, read: () => FeedCounters | null): void {
     if (this.feeds.has(feed)) throw new Error(`intake counters of ${feed} are already registered`);
     this.feeds.set(feed, read);
   }
@@ -30,7 +31,7 @@ export class IntakeCounterRegistry {
   metrics(): MetricFamily[] {
     const samples: { labels: Record<string, string>; value: number }[] = [];
     for (const [feed, read] of this.feeds)
-      for (const [outcome, value] of Object.entries(read()))
+      for (const [outcome, value] of Object.entries(read() ?? {}))
         if (typeof value === 'number' && !outcome.endsWith('_ms') && outcome !== 'port')
           samples.push({ labels: { feed, outcome }, value });
     return [

@@ -37,7 +37,12 @@ export interface Logs {
 
 export function createLogs(
   ctx: CoreContext,
-  deps: { storage: StorageWriter; devices: DevicesService },
+  deps: {
+    storage: StorageWriter;
+    devices: DevicesService;
+    /** The daemons' stored variables (features/maintenance daemon catalogue), read at each start. */
+    daemonVars?: (daemon: string) => Record<string, string>;
+  },
 ): Logs {
   const { db, clock } = ctx;
   const { storage, devices } = deps;
@@ -56,7 +61,13 @@ export function createLogs(
     scopeOf: (identity) => devices.scopeOfIdentity(identity),
     deviceAddress: (id) => devices.ipMap.byId(id)?.ip ?? null,
   });
-  const syslog = new SyslogEngine(ctx, storage, devices.ipMap, () => allSyslogConfigs(db));
+  const syslog = new SyslogEngine(
+    ctx,
+    storage,
+    devices.ipMap,
+    () => allSyslogConfigs(db),
+    () => deps.daemonVars?.('syslog') ?? {},
+  );
   const eventLogIntake = new EventLogIntake(db, storage.producer('windows', { maxQueued: 50_000 }));
   const counters = new IntakeCounterRegistry();
   counters.register('syslog', () => ({

@@ -1,6 +1,7 @@
 /**
  * The syslog collector (spec part 3 "Syslog"; ARCHITECTURE.md, Storage): a receiver worker
- * thread (syslog-receiver.engine.mjs) that binds UDP and TCP on `config.syslogPort` and batches
+ * thread (syslog-receiver.engine.mjs) that binds UDP and TCP on the daemon variable `port` (read
+ * at each start; `config.syslogPort` when it is left out) and batches
  * raw frames to a parse thread it starts (syslog-parser.engine.mjs), which parses and writes
  * through the one storage writer as producer `syslog` under its own queue limit. This
  * class, on the main thread, starts and stops it, keeps it told of the device IP map and of the
@@ -25,8 +26,9 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { CoreContext } from '../../platform/context.js';
+import type { CollectorPortSetting } from '../../platform/config/config.js';
 import type { StorageWriter } from '../../platform/db/storage-writer.js';
-import { portToBind } from '../../platform/net/collector-ports.js';
+import { portSettingOf, portToBind } from '../../platform/net/collector-ports.js';
 import { stopWorker } from '../../platform/process/stop-worker.js';
 import type { DeviceIpMap } from '../devices/index.js';
 
@@ -69,11 +71,20 @@ export class SyslogEngine {
     private readonly storage: StorageWriter,
     private readonly ipMap: DeviceIpMap,
     private readonly configs: () => [number, number][],
+    /** The daemon's stored variables (features/maintenance daemon catalogue), read at each start. */
+    private readonly daemonVars: () => Record<string, string> = () => ({}),
   ) {}
 
+  /** The port setting the next start binds: the daemon variable `port`, else the configuration's. */
+  portSetting(): CollectorPortSetting {
+    return portSettingOf(this.daemonVars().port, this.ctx.config.syslogPort);
+  }
+
   async start(): Promise<void> {
-    const setting = portToBind(this.ctx.config.syslogPort);
-    if (setting === null || this.worker) return;
+    if (this.worker) return;
+    const configured = this.portSetting();
+    const setting = portToBind(configured);
+    if (setting === null) return;
     const host = this.ctx.config.collectorBind ?? this.ctx.config.bind;
     const writerPort = this.storage.connect('syslog', {
       maxQueued: MAX_QUEUED_WRITES,
@@ -84,7 +95,7 @@ export class SyslogEngine {
       workerData: {
         host,
         // After a crash the receiver takes back the port it had (an `auto` port included).
-        port: this.restartPort ?? (this.ctx.config.syslogPort === 'auto' ? 'auto' : setting),
+        port: this.restartPort ?? (configured === 'auto' ? 'auto' : setting),
         writerPort,
         counters: this.counterBuffer,
         flushMs: FLUSH_MS,

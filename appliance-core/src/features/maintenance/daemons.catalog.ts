@@ -29,8 +29,9 @@ const PATH = {
   message: 'must be an absolute path of letters, digits and . _ - /',
 };
 const URL = {
-  pattern: /^https?:\/\/[A-Za-z0-9.:[\]-]+(?::[0-9]{1,5})?(?:\/[A-Za-z0-9._~/-]*)?$/,
-  message: 'must be an http or https URL',
+  pattern:
+    /^https?:\/\/(?:[A-Za-z0-9._~-]{1,64}@)?[A-Za-z0-9.:[\]-]+(?::[0-9]{1,5})?(?:\/[A-Za-z0-9._~/-]*)?$/,
+  message: 'must be an http or https URL (a user name may precede the host, never a password)',
 };
 
 export const DAEMON_CATALOG: Readonly<Record<string, readonly DaemonVarSpec[]>> = {
@@ -48,10 +49,19 @@ export const DAEMON_CATALOG: Readonly<Record<string, readonly DaemonVarSpec[]>> 
       secret: true,
       description: 'SNMP v2c community tried on hosts no credential answers',
     },
+    { var: 'snmp_port', rule: PORT, description: 'UDP port of that community (default 161)' },
   ],
   'alert-delivery': [
-    { var: 'proxy_url', rule: URL, description: 'HTTP proxy for webhook outlets' },
-    { var: 'proxy_password', secret: true, description: 'Password of the HTTP proxy' },
+    {
+      var: 'proxy_url',
+      rule: URL,
+      description: 'HTTP proxy for webhook outlets (http://[user@]host:port)',
+    },
+    {
+      var: 'proxy_password',
+      secret: true,
+      description: 'Password of the HTTP proxy (sent as Proxy-Authorization: Basic)',
+    },
   ],
 };
 

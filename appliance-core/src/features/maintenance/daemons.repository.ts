@@ -1,5 +1,6 @@
 /** SQL of the daemon records (`daemons`, `daemon_vars`, migration 0019). */
 import type { DB } from '../../platform/db/database.js';
+import type { SecretBox } from '../../platform/security/secret-box.js';
 
 export interface DaemonRow {
   id: number;
@@ -71,4 +72,35 @@ export function plainDaemonVars(db: DB, name: string): Record<string, string> {
     )
     .all(name) as { var: string; value: string }[];
   return Object.fromEntries(rows.map((r) => [r.var, r.value]));
+}
+
+/**
+ * A daemon's variables by name as its engine reads them at start: plain values as stored,
+ * secret ones opened by the secret box (for the engine only: never answered, audited or logged).
+ * An empty value counts as left out. A secret that no longer opens (another data dir's key) is
+ * left out too, so the engine falls back to its configuration.
+ */
+export function daemonVarsForEngine(
+  db: DB,
+  secrets: SecretBox,
+  name: string,
+): Record<string, string> {
+  const rows = db
+    .prepare(
+      'SELECT v.var, v.value, v.sealed FROM daemon_vars v JOIN daemons d ON d.id = v.daemon_id WHERE d.name = ?',
+    )
+    .all(name) as DaemonVarRow[];
+  const out: Record<string, string> = {};
+  for (const row of rows) {
+    let value = row.value;
+    if (row.sealed) {
+      try {
+        value = secrets.open(row.value);
+      } catch {
+        continue;
+      }
+    }
+    if (value !== '') out[row.var] = value;
+  }
+  return out;
 }

@@ -189,14 +189,34 @@ describe('POST /api/daemon/{id}/config', () => {
     }
     expect(vars('captures')).toEqual(before);
     // Paths and ports follow their rules; shell metacharacters are refused there too.
-    const ids = (await get('ids-intake')).status;
-    if (ids === 200) {
-      const res = await configure('ids-intake', [{ var: 'eve_file', value: '/var/log/x;id' }]);
-      expect(res.status).toBe(422);
-    }
+    // ids-intake is always a daemon (idle without an eve file).
+    expect((await get('ids-intake')).status).toBe(200);
+    for (const value of ['/var/log/x;id', 'relative/eve.json', '/var/log/$(id)', '/a b'])
+      expect((await configure('ids-intake', [{ var: 'eve_file', value }])).status, value).toBe(422);
     const port = await configure('syslog', [{ var: 'port', value: '70000' }]);
     expect(port.status).toBe(422);
     expect(port.body.message).toMatch(/port number/);
+    for (const value of ['70000', '-1', '161;id', 'x'])
+      expect(
+        (await configure('discovery', [{ var: 'snmp_port', value }])).status,
+        `snmp_port ${value}`,
+      ).toBe(422);
+    // The proxy URL may name a user, never a password; no shell syntax, no other scheme.
+    for (const value of [
+      'http://user:pass@127.0.0.1:3128',
+      'ftp://127.0.0.1',
+      'http://127.0.0.1:3128/$(id)',
+      'http://127.0.0.1;id',
+      '-http://127.0.0.1',
+    ])
+      expect((await configure('alert-delivery', [{ var: 'proxy_url', value }])).status, value).toBe(
+        422,
+      );
+    const user = await configure('alert-delivery', [
+      { var: 'proxy_url', value: 'http://alerts@127.0.0.1:3128' },
+    ]);
+    expect(user.status).toBe(200);
+    await configure('alert-delivery', []);
     // A secret without a rule stores injection text literally (sealed), never interpreted.
     const discovery = await configure('discovery', [
       { var: 'snmp_community', value: '$(id);`id` -x' },

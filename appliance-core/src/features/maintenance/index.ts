@@ -12,4 +12,4 @@ export { retentionRoutes } from './retention.routes.js';
 export { registerPartitionRetention } from './retention.service.js';
 export { daemonsRoutes } from './daemons.routes.js';
 export { DaemonsService, type EngineControl } from './daemons.service.js';
-export { plainDaemonVars, startsAutomatically } from './daemons.repository.js';
+export { daemonVarsForEngine, plainDaemonVars, startsAutomatically } from './daemons.repository.js';

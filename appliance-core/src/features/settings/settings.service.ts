@@ -364,7 +364,15 @@ export class SettingsService {
       };
     const answer = await this.helper({ v: 1, op: 'hostname.set', args: { hostname: name } });
     if (!answer.ok) throw failure(500, `The hostname was not changed: ${answer.message}`);
-    return { dryRun: false, hostname: name, message: 'Hostname updated' };
+    // Without systemd the helper sets the running kernel's name only (root-helper.server.ts).
+    const persisted = (answer.output as { persisted?: boolean } | undefined)?.persisted !== false;
+    return {
+      dryRun: false,
+      hostname: name,
+      message: persisted
+        ? 'Hostname updated'
+        : 'Hostname updated for the running system (no systemd on this host: /etc/hostname was not written)',
+    };
   }
 
   // ---- time ----

@@ -42,6 +42,13 @@ export const REDACT_PATHS = [
   'config[*].value',
   '*.config[*].value',
   '*.proxy_password',
+  // The alert delivery's HTTP proxy (its password, and the header that carries it).
+  'proxy_password',
+  'proxyPassword',
+  '*.proxyPassword',
+  '*.*.proxyPassword',
+  'req.headers["proxy-authorization"]',
+  '*.headers["proxy-authorization"]',
 ];
 
 export function createLogger(level: string): Logger {

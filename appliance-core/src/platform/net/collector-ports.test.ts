@@ -9,6 +9,7 @@ import {
   closeUdp,
   CollectorPorts,
   PAIR_ATTEMPTS,
+  portSettingOf,
   portToBind,
   tcpPortOf,
   udpPortOf,
@@ -117,5 +118,17 @@ describe('collector ports', () => {
     );
     ports.delete('syslog');
     expect(ports.report()).toEqual({ netflow: { udp: 40001 } });
+  });
+});
+
+describe("portSettingOf (a collector daemon's port variable)", () => {
+  it('takes the variable when it is a port, else the configured setting', () => {
+    expect(portSettingOf('5514', 514)).toBe(5514);
+    expect(portSettingOf('0', 514)).toBe(0);
+    expect(portSettingOf(undefined, 'auto')).toBe('auto');
+    expect(portSettingOf('', 514)).toBe(514);
+    for (const bad of ['65536', '99999', '-1', '01', '1e3', ' 514', '514;id'])
+      expect(portSettingOf(bad, 2055), bad).toBe(2055);
+    expect(portSettingOf('65535', 2055)).toBe(65535);
   });
 });

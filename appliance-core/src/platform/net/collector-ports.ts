@@ -119,6 +119,20 @@ export function portToBind(setting: CollectorPortSetting): number | null {
 }
 
 /**
+ * A collector's port setting with its daemon variable applied (features/maintenance daemon
+ * catalogue: `port`, digits from 0 to 65535, 0 disabling the collector): the variable when it
+ * is set to a port number, the configuration's setting (env or CLI) when it is left out or empty.
+ */
+export function portSettingOf(
+  variable: string | undefined,
+  configured: CollectorPortSetting,
+): CollectorPortSetting {
+  if (variable === undefined || !/^(?:0|[1-9][0-9]{0,4})$/.test(variable)) return configured;
+  const port = Number(variable);
+  return port <= 65535 ? port : configured;
+}
+
+/**
  * Binds UDP and TCP on one port number (syslog). `auto` retries the pair on a new ephemeral
  * port when TCP finds UDP's number taken; a fixed port that is taken on either protocol fails.
  */

@@ -49,7 +49,7 @@ import {
 } from './delivery.repository.js';
 import type { DeliveryQueue, Notification, OutletTarget } from './delivery.schema.js';
 import { sendMail, type SmtpRelay } from './mail.service.js';
-import { sendOutletRequest, type OutletResponse } from './outlet-http.service.js';
+import { sendOutletRequest, type OutletProxy, type OutletResponse } from './outlet-http.service.js';
 import type { OutletPolicy } from './outlet-url.rules.js';
 import { buildOutletRequest, recipientsOf } from './outlet-request.rules.js';
 import { relayPolicyOf } from './mail.service.js';
@@ -68,6 +68,11 @@ export interface DeliveryEngineOptions {
    */
   currentOutlet?: (id: number) => OutletTarget | null | undefined;
   lookup?: LookupFunction;
+  /**
+   * The HTTP proxy webhook outlets go through (the daemon variables `proxy_url` and
+   * `proxy_password`), read at each start so that a daemon restart applies it; null: direct.
+   */
+  proxyOf?: () => OutletProxy | null;
   clientName?: string;
   /** Pending deliveries of one outlet before more are folded into a summary (default 100). */
   backlogCap?: number;
@@ -123,6 +128,8 @@ export class DeliveryEngine implements DeliveryQueue {
   private stopping = false;
   private abandoned = false;
   private timer: NodeJS.Timeout | null = null;
+  /** The proxy this run sends webhooks through (read at start). */
+  private proxy: OutletProxy | null = null;
   /** One worker per outlet with something due, sending its deliveries one after the other. */
   private readonly workers = new Map<number, Promise<void>>();
   readonly counters = {
@@ -149,6 +156,7 @@ export class DeliveryEngine implements DeliveryQueue {
   }
 
   async start(): Promise<void> {
+    this.proxy = this.opts.proxyOf?.() ?? null;
     const requeued = requeueInterrupted(this.opts.db, this.opts.clock.now());
     if (requeued > 0)
       this.opts.log.info({ requeued }, 'alert deliveries interrupted by a stop are sent again');
@@ -486,6 +494,7 @@ export class DeliveryEngine implements DeliveryQueue {
       policy: this.opts.policy,
       timeoutMs: this.o.timeoutMs,
       ...(this.opts.lookup ? { lookup: this.opts.lookup } : {}),
+      ...(this.proxy ? { proxy: this.proxy } : {}),
     });
     return {
       ok: response.ok,

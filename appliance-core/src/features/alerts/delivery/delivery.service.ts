@@ -9,6 +9,7 @@ import type { App } from '../../../platform/http/http-server.js';
 import { outletPolicy } from '../../../platform/net/outbound.js';
 import { DeliveryEngine } from './delivery.engine.js';
 import type { OutletTarget } from './delivery.schema.js';
+import type { OutletProxy } from './outlet-http.service.js';
 import type { OutletPolicy } from './outlet-url.rules.js';
 import { smtpSettingsRoutes } from './smtp-settings.routes.js';
 import { SmtpSettingsService } from './smtp-settings.service.js';
@@ -22,7 +23,22 @@ export interface AlertDelivery {
   register(app: App): Promise<void>;
 }
 
-export function createAlertDelivery(ctx: CoreContext): AlertDelivery {
+/** The proxy of the daemon variables `proxy_url` and `proxy_password` (null without a URL). */
+export function proxyOfVars(vars: Record<string, string>): OutletProxy | null {
+  if (!vars.proxy_url) return null;
+  return {
+    url: vars.proxy_url,
+    ...(vars.proxy_password ? { password: vars.proxy_password } : {}),
+  };
+}
+
+export function createAlertDelivery(
+  ctx: CoreContext,
+  deps: {
+    /** The daemons' stored variables, secrets opened (features/maintenance), read at each start. */
+    daemonVars?: (daemon: string) => Record<string, string>;
+  } = {},
+): AlertDelivery {
   const policy = outletPolicy(ctx.config.outletAllow ?? []);
   const smtp = new SmtpSettingsService({
     db: ctx.db,
@@ -40,6 +56,7 @@ export function createAlertDelivery(ctx: CoreContext): AlertDelivery {
     policy,
     relay: () => smtp.relay(),
     currentOutlet: (id) => (current ? current(id) : undefined),
+    proxyOf: () => proxyOfVars(deps.daemonVars?.('alert-delivery') ?? {}),
     clientName: ctx.hostname(),
   });
   ctx.metrics.register('alert-delivery', () => {

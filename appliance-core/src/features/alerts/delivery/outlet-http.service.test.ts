@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { outletPolicy } from '../../../platform/net/outbound.js';
-import { sendOutletRequest } from './outlet-http.service.js';
+import { proxyOfVars } from './delivery.service.js';
+import { proxyTargetOf, sendOutletRequest } from './outlet-http.service.js';
 
 interface Received {
   method: string;
@@ -211,5 +212,44 @@ describe('sendOutletRequest', () => {
       retryable: true,
     });
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('the delivery proxy (the daemon variables proxy_url and proxy_password)', () => {
+  const basic = (text: string) => `Basic ${Buffer.from(text).toString('base64')}`;
+
+  it('is null without a URL, and carries the password when one is set', () => {
+    expect(proxyOfVars({})).toBeNull();
+    expect(proxyOfVars({ proxy_password: 'p' })).toBeNull();
+    expect(proxyOfVars({ proxy_url: 'http://127.0.0.1:3128' })).toEqual({
+      url: 'http://127.0.0.1:3128',
+    });
+    expect(proxyOfVars({ proxy_url: 'http://127.0.0.1:3128', proxy_password: 'p' })).toEqual({
+      url: 'http://127.0.0.1:3128',
+      password: 'p',
+    });
+  });
+
+  it('connects to the proxy host and port, with Basic credentials of the URL user and the password', () => {
+    expect(proxyTargetOf({ url: 'http://127.0.0.1:3128' })).toEqual({
+      secure: false,
+      host: '127.0.0.1',
+      port: 3128,
+      authorization: null,
+    });
+    expect(proxyTargetOf({ url: 'http://alerts@proxy.example.test', password: 'pw' })).toEqual({
+      secure: false,
+      host: 'proxy.example.test',
+      port: 80,
+      authorization: basic('alerts:pw'),
+    });
+    expect(proxyTargetOf({ url: 'https://[::1]', password: 'pw' })).toEqual({
+      secure: true,
+      host: '::1',
+      port: 443,
+      authorization: basic(':pw'),
+    });
+    expect(proxyTargetOf({ url: 'ftp://127.0.0.1' })).toBeNull();
+    expect(proxyTargetOf({ url: 'not a url' })).toBeNull();
   });
 });
