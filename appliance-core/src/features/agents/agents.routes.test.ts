@@ -4,12 +4,10 @@
  * protocol peer (testing/agent-peer.ts) from their own 127.0.0.0/8 addresses.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAppliance, type Harness } from '../../../../test/harness/appliance.js';
-import { downloadSignature, rawPublicKey } from './agent-protocol.rules.js';
-import { AgentPeer, freeUdpPort } from './testing/agent-peer.js';
+import { rawPublicKey } from './agent-protocol.rules.js';
+import { AgentPeer, freeUdpPort } from '../../../../test/harness/agent-peer.js';
 
 const DENIED = {
   status: false,
