@@ -319,6 +319,31 @@ describe('check-in', () => {
     expect(adopted.body.device_id).toBeTypeOf('number');
   });
 
+  it('an unadopted agent on a held address: 409, then the override writes its pending row (import then fails on the duplicate)', async () => {
+    const p = peer();
+    await h.request('POST', '/api/device/set', {
+      token: admin,
+      body: { ip_address: p.address, label: 'holder', profile: 'dash_generic' },
+    });
+    const conflict = await p.checkin();
+    expect(conflict.status).toBe(409);
+    expect(conflict.body).toEqual({ error: 'IP address is held by another device' });
+    expect(
+      h.appliance.db.prepare('SELECT 1 FROM pending_devices WHERE agent_uuid = ?').get(p.agentUuid),
+    ).toBeUndefined();
+    const override = await p.checkin({ override: true });
+    expect(override.status).toBe(202);
+    const row = h.appliance.db
+      .prepare('SELECT * FROM pending_devices WHERE agent_uuid = ?')
+      .get(p.agentUuid) as any;
+    expect(row.ip_address).toBe(p.address);
+    const imported = await h.request('POST', '/api/importPending', {
+      token: admin,
+      body: { id: row.id },
+    });
+    expect(imported.body.status).toBe(false);
+  });
+
   it('fast-tracks with a valid token; an adopted agent moves its device to its new address', async () => {
     const t = await newToken({ tags: ['fast'] });
     const p = peer();
