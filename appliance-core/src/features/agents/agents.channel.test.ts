@@ -383,6 +383,24 @@ describe('rate limits and the source address', () => {
   });
 });
 
+describe('an agent that does not answer', () => {
+  it('the probe waits at most 15 s, then answers its failure shape with Agent did not answer', async () => {
+    const { p, deviceId } = await enrolled();
+    p.answer = () => null;
+    const started = Date.now();
+    const res = await h.request('POST', '/api/getDeviceProcesses', {
+      token: admin,
+      body: { device_id: deviceId },
+    });
+    const took = Date.now() - started;
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: 'Agent did not answer' });
+    expect(took).toBeGreaterThanOrEqual(14_500);
+    expect(took).toBeLessThan(17_000);
+    expect(p.seen.at(-1)?.op).toBe('processes');
+  }, 25_000);
+});
+
 describe('canaries', () => {
   it('never shows enrollment tokens, adoption keys or the appliance private key in answers, /openapi.json or the log', async () => {
     const sealed = h.appliance.db
