@@ -15,6 +15,7 @@ import { AgentPeer, freeUdpPort } from '../../../../test/harness/agent-peer.js';
 import { startAppliance, type Harness } from '../../../../test/harness/appliance.js';
 import { REDACT_PATHS } from '../../platform/logging/logger.js';
 import { downloadSignature } from './agent-protocol.rules.js';
+import { AgentKeys } from './agent-keys.service.js';
 import type { AgentTrackersEngine } from './agent-trackers.engine.js';
 
 let h: Harness;
@@ -399,6 +400,24 @@ describe('an agent that does not answer', () => {
     expect(took).toBeLessThan(17_000);
     expect(p.seen.at(-1)?.op).toBe('processes');
   }, 25_000);
+});
+
+describe('the appliance key', () => {
+  it('is created once, sealed at rest, and the same after the feature is built again (a restart)', async () => {
+    const rows = h.appliance.db.prepare('SELECT * FROM agent_secrets ORDER BY name').all() as any[];
+    expect(rows.map((r) => r.name)).toEqual(['appliance_key', 'download_secret']);
+    for (const r of rows) {
+      expect(r.sealed).toMatch(/^v1:/);
+      expect(r.sealed).not.toContain('PRIVATE KEY');
+    }
+    const again = new AgentKeys(h.appliance.db, h.appliance.ctx.secrets, Date.now());
+    const t = await newToken();
+    const res = await peer().enroll(t.token);
+    expect(res.body.public_key).toBe(again.publicKey);
+    expect(res.body.server_id).toBe(again.serverId);
+    expect(JSON.stringify(again)).not.toContain('PRIVATE');
+    expect((h.appliance.db.prepare('SELECT count(*) n FROM agent_secrets').get() as any).n).toBe(2);
+  });
 });
 
 describe('canaries', () => {
