@@ -122,6 +122,37 @@ describe('adopt-by-token (UDP exchange)', () => {
     expect((await p.checkin()).status).toBe(200);
   });
 
+  it("drops a tag-restricted caller's out-of-scope tag slugs silently", async () => {
+    await h.request('POST', '/api/device/set', {
+      token: admin,
+      body: {
+        ip_address: '127.0.59.2',
+        label: 'tag holder',
+        profile: 'dash_generic',
+        tags: ['team-x'],
+      },
+    });
+    const user = await h.userWith(['devices', 'write_devices'], { tags: ['team-x'] });
+    const p = peer();
+    p.adoptionKey = 'restricted-key-123456';
+    await p.listen(udpPort);
+    const res = await h.request('POST', '/api/agent/adopt-by-token', {
+      token: user.token,
+      body: { ip_address: p.address, token: p.adoptionKey, tags: ['team-x', 'team-y'] },
+    });
+    expect(res.status, res.text).toBe(200);
+    const slugs = h.appliance.db
+      .prepare(
+        'SELECT t.slug FROM device_tags dt JOIN tags t ON t.id = dt.tag_id WHERE dt.device_id = ?',
+      )
+      .all(res.body.device_id)
+      .map((r: any) => r.slug);
+    expect(slugs).toEqual(['team-x']);
+    expect(
+      h.appliance.db.prepare("SELECT 1 FROM tags WHERE slug = 'team-y'").get(),
+    ).toBeUndefined();
+  });
+
   it('answers enrolled=false when the push is not acknowledged; the retry with the same key finds the device', async () => {
     const p = peer();
     p.adoptionKey = 'second_key-abcdefgh';
