@@ -406,6 +406,16 @@ describe('rate limits and the source address', () => {
     expect((await peer().checkin()).status).toBe(202);
   });
 
+  it('the 121st result of a minute gets 429', async () => {
+    const { p } = await enrolled();
+    const body = { agent_uuid: p.agentUuid, request_id: 'none', ok: true, data: null };
+    for (let i = 0; i < 120; i++)
+      expect((await p.post('/api/agent/results', body)).status).toBe(404);
+    const limited = await p.post('/api/agent/results', body);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
   it('the 31st enroll of a minute gets 429 with Retry-After', async () => {
     const p = peer();
     for (let i = 0; i < 30; i++) expect((await p.enroll('z'.repeat(40))).status).toBe(401);
