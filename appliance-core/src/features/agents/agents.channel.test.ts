@@ -440,6 +440,9 @@ describe('an agent that does not answer', () => {
     expect(took).toBeGreaterThanOrEqual(14_500);
     expect(took).toBeLessThan(17_000);
     expect(p.seen.at(-1)?.op).toBe('processes');
+    const metrics = await h.request('GET', '/metrics', { token: admin });
+    expect(metrics.text).toMatch(/appliance_agent_requests_total\{outcome="unanswered"\} [1-9]/);
+    expect(metrics.text).toMatch(/appliance_agent_datagrams_total\{outcome="sent"\} [1-9]/);
   }, 25_000);
 });
 
