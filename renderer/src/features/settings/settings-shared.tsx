@@ -1,0 +1,62 @@
+/** Pieces every settings page shares: the permission gate and the outcome of the last change. */
+import { Alert } from '@mantine/core';
+import type { ReactNode } from 'react';
+
+import { EmptyState, RowsSkeleton } from '../../components/ui/feedback.js';
+import { PageHeader } from '../../components/ui/page-header.js';
+import { useCaller, type Permission } from '../../lib/caller.js';
+
+/** Renders the page only for a caller holding `permission` (`system`, or `sa` for daemons). */
+export function Gated({
+  permission,
+  title,
+  children,
+}: {
+  permission: Permission;
+  title: string;
+  children: ReactNode;
+}) {
+  const caller = useCaller();
+  if (caller.loading) return <RowsSkeleton />;
+  if (!caller.can(permission))
+    return (
+      <>
+        <PageHeader title={title} />
+        <EmptyState title={`The ${permission} permission is needed`} />
+      </>
+    );
+  return <>{children}</>;
+}
+
+export interface Outcome {
+  ok: boolean;
+  /** A success that changed nothing on the host (dry run) or only partly worked. */
+  warn?: boolean;
+  title: string;
+  message: string;
+}
+
+/** The answer of the last change, kept on the page (a notification would vanish). */
+export function OutcomeNotice({
+  outcome,
+  onClose,
+}: {
+  outcome: Outcome | null;
+  onClose?: () => void;
+}) {
+  if (!outcome) return null;
+  return (
+    <Alert
+      color={!outcome.ok ? 'red' : outcome.warn ? 'yellow' : 'teal'}
+      variant="light"
+      title={outcome.title}
+      role={outcome.ok ? 'status' : 'alert'}
+      data-testid="outcome"
+      withCloseButton={onClose !== undefined}
+      onClose={onClose}
+      style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
+    >
+      {outcome.message}
+    </Alert>
+  );
+}
