@@ -132,7 +132,12 @@ function Hostname() {
   );
 }
 
-const EMPTY: HostMapFields = { ip: '', hostname: '', host_name_type: 'hostname', node_type: 'host' };
+const EMPTY: HostMapFields = {
+  ip: '',
+  hostname: '',
+  host_name_type: 'hostname',
+  node_type: 'host',
+};
 
 /** The create/edit form of a host map entry; exported for its test. */
 export function HostEntryForm({
@@ -149,7 +154,8 @@ export function HostEntryForm({
   onCancel: () => void;
 }) {
   const [fields, setFields] = useState<HostMapFields>(initial);
-  const set = (key: keyof HostMapFields, value: string) => setFields((f) => ({ ...f, [key]: value }));
+  const set = (key: keyof HostMapFields, value: string) =>
+    setFields((f) => ({ ...f, [key]: value }));
   return (
     <form
       onSubmit={(e) => {

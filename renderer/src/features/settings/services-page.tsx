@@ -138,8 +138,7 @@ function Services() {
           ? `${answer.message}: ${answer.restarted.join(', ')}`
           : answer.message,
       }),
-    onError: (err) =>
-      setOutcome({ ok: false, title: 'Restart failed', message: errorText(err) }),
+    onError: (err) => setOutcome({ ok: false, title: 'Restart failed', message: errorText(err) }),
     onSettled: () => {
       setConfirmRestart(false);
       void queryClient.invalidateQueries({ queryKey: settingsKeys.all });
@@ -149,7 +148,8 @@ function Services() {
     if (CONFIRMED.has(action)) setPending({ service, action });
     else act.mutate({ service, action });
   };
-  const busy = act.isPending && act.variables ? `${act.variables.service}:${act.variables.action}` : null;
+  const busy =
+    act.isPending && act.variables ? `${act.variables.service}:${act.variables.action}` : null;
   return (
     <Stack gap="sm">
       <PageHeader title="Services" subtitle="The appliance's engines and their state">
@@ -172,7 +172,9 @@ function Services() {
       <Modal
         opened={pending !== null}
         onClose={() => setPending(null)}
-        title={pending ? `${pending.action === 'stop' ? 'Stop' : 'Restart'} ${pending.service}` : ''}
+        title={
+          pending ? `${pending.action === 'stop' ? 'Stop' : 'Restart'} ${pending.service}` : ''
+        }
       >
         <Stack gap="sm">
           <Text>

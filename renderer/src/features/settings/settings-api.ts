@@ -125,8 +125,7 @@ export const timeQuery = queryOptions({
   select: (answer) => answer.data,
 });
 
-export const setTime = (body: SetTimeBody) =>
-  api.post<SetTimeAnswer>('/api/setTimeSettings', body);
+export const setTime = (body: SetTimeBody) => api.post<SetTimeAnswer>('/api/setTimeSettings', body);
 
 // ---- license ----
 

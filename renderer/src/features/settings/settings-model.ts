@@ -38,7 +38,11 @@ export function isIso8601(value: string): boolean {
 
 /** NTP servers as the API takes them: one space between names, none at the ends. */
 export function ntpServers(typed: string): string {
-  return typed.trim().split(/[\s,]+/).filter(Boolean).join(' ');
+  return typed
+    .trim()
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .join(' ');
 }
 
 // ---- network ----
@@ -76,7 +80,10 @@ export function interfaceElement(
   form: InterfaceForm,
 ): SetNetworkBody['interfaces'][number] {
   const isStatic = form.type === 'static';
-  const dns = form.dns.trim().split(/[\s,]+/).filter(Boolean);
+  const dns = form.dns
+    .trim()
+    .split(/[\s,]+/)
+    .filter(Boolean);
   return {
     name,
     config: {
