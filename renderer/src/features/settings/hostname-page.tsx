@@ -172,7 +172,7 @@ export function HostEntryForm({
           onChange={(e) => set('ip', e.currentTarget.value)}
         />
         <TextInput
-          label="Name"
+          label="Host name"
           description="A DNS name"
           required
           value={fields.hostname}

@@ -89,7 +89,7 @@ export function TimeForm({
       <Stack gap="xs" maw={520}>
         <Select
           label="Time zone"
-          data={tzs as string[]}
+          data={tzs}
           value={form.tz}
           searchable
           limit={200}
