@@ -39,7 +39,7 @@ import {
   type HostMapFields,
 } from './settings-api.js';
 import { HOST_NAME_TYPES, lastPage, NODE_TYPES } from './settings-model.js';
-import { Gated, OutcomeNotice, type Outcome } from './settings-shared.js';
+import { Gated, OutcomeNotice, SCOPE, type Outcome } from './settings-shared.js';
 
 /** The field messages of a 422 `{message, errors}` (else the message). */
 export function fieldErrors(error: unknown, field: string): string | null {
@@ -365,6 +365,7 @@ function HostMap() {
         </Stack>
       )}
       <Modal
+        className={SCOPE}
         opened={editing !== null}
         onClose={() => setEditing(null)}
         title={editing === 'new' ? 'Add a host map entry' : 'Edit a host map entry'}
@@ -391,7 +392,12 @@ function HostMap() {
           />
         ) : null}
       </Modal>
-      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title="Delete the entry">
+      <Modal
+        className={SCOPE}
+        opened={deleting !== null}
+        onClose={() => setDeleting(null)}
+        title="Delete the entry"
+      >
         <Stack gap="sm">
           <Text>
             Delete <b className="console-mono">{deleting?.ip}</b>{' '}

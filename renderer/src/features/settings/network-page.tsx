@@ -37,7 +37,7 @@ import {
   type SetNetworkAnswer,
 } from './settings-api.js';
 import { interfaceElement, interfaceForm, type InterfaceForm } from './settings-model.js';
-import { Gated, OutcomeNotice, type Outcome } from './settings-shared.js';
+import { Gated, OutcomeNotice, SCOPE, type Outcome } from './settings-shared.js';
 
 const TYPES: InterfaceForm['type'][] = ['static', 'dhcp', 'manual', 'unconfigured'];
 
@@ -62,7 +62,7 @@ export function networkOutcome(answer: SetNetworkAnswer): Outcome {
 export function ModeBanner({ mode }: { mode: 'apply' | 'dry-run' }) {
   if (mode === 'dry-run')
     return (
-      <Alert color="yellow" variant="filled" title="DRY RUN" data-testid="dry-run-banner">
+      <Alert color="yellow" variant="outline" title="DRY RUN" data-testid="dry-run-banner">
         This appliance runs with APPLIANCE_NETWORK_MODE=dry-run: network, hostname and time changes
         are validated and reported, never applied to the host.
       </Alert>
@@ -293,6 +293,7 @@ function Network() {
         )}
       </Paper>
       <Modal
+        className={SCOPE}
         opened={iface !== null}
         onClose={() => setEditing(null)}
         title={iface ? `Configure ${iface.name}` : ''}

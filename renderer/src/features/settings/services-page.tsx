@@ -20,7 +20,7 @@ import {
   type Service,
   type ServiceAction,
 } from './settings-api.js';
-import { Gated, OutcomeNotice, type Outcome } from './settings-shared.js';
+import { Gated, OutcomeNotice, SCOPE, type Outcome } from './settings-shared.js';
 
 const ACTIONS: ServiceAction[] = ['start', 'stop', 'restart', 'reload'];
 const CONFIRMED: ReadonlySet<ServiceAction> = new Set(['stop', 'restart']);
@@ -170,6 +170,7 @@ function Services() {
         )}
       </Paper>
       <Modal
+        className={SCOPE}
         opened={pending !== null}
         onClose={() => setPending(null)}
         title={
@@ -197,6 +198,7 @@ function Services() {
         </Stack>
       </Modal>
       <Modal
+        className={SCOPE}
         opened={confirmRestart}
         onClose={() => setConfirmRestart(false)}
         title="Restart the appliance"

@@ -5,6 +5,10 @@ import type { ReactNode } from 'react';
 import { EmptyState, RowsSkeleton } from '../../components/ui/feedback.js';
 import { PageHeader } from '../../components/ui/page-header.js';
 import { useCaller, type Permission } from '../../lib/caller.js';
+import './settings.css';
+
+/** The class of every settings page and dialog (settings.css: readable field errors). */
+export const SCOPE = 'settings-page';
 
 /** Renders the page only for a caller holding `permission` (`system`, or `sa` for daemons). */
 export function Gated({
@@ -25,7 +29,7 @@ export function Gated({
         <EmptyState title={`The ${permission} permission is needed`} />
       </>
     );
-  return <>{children}</>;
+  return <div className={SCOPE}>{children}</div>;
 }
 
 export interface Outcome {

@@ -1,0 +1,184 @@
+/**
+ * The appliance settings pages in Chromium against a started appliance (issue 18, Console), as a
+ * person uses them. The appliance runs with APPLIANCE_NETWORK_MODE=dry-run (set explicitly):
+ * nothing here can change this machine's network, hostname or clock.
+ * - Network: the DRY RUN banner is up; saving an interface shows the appliance's "would have
+ *   written" message as a dry run, never as a success, and the interfaces are unchanged;
+ * - Hostname: an invalid name shows the 422 message under the field (only invalid names are
+ *   sent) and the machine's hostname is unchanged;
+ * - Retention: a row's days edited and saved are still there after a reload (and in the API);
+ * - Daemons: a secret stored through the API shows as "set", its value never on the page;
+ * - every settings page: screenshot at 1280x800, no page error, CSP violation, request outside
+ *   loopback or serious axe violation.
+ */
+import os from 'node:os';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  haveChromium,
+  launchBrowser,
+  openPage,
+  recordedViolations,
+  screenshot,
+  seriousAxe,
+  signInThroughUi,
+  startConsoleAppliance,
+  type ConsoleAppliance,
+  type Watched,
+} from './harness.js';
+
+const enabled = haveChromium() && process.platform === 'linux';
+const SECRET_CANARY = `community-canary-${process.pid}`;
+
+describe.runIf(enabled)('settings pages in Chromium', { timeout: 180_000 }, () => {
+  let a: ConsoleAppliance;
+  let browser: Browser;
+  let w: Watched;
+  let token: string;
+  const hostname = os.hostname();
+
+  beforeAll(async () => {
+    a = await startConsoleAppliance({ APPLIANCE_NETWORK_MODE: 'dry-run' });
+    token = await a.login();
+    browser = await launchBrowser();
+    w = await openPage(browser);
+    await signInThroughUi(w.page, a.url);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await a?.close();
+  });
+
+  const clean = async () => {
+    expect(w.pageErrors, 'page errors').toEqual([]);
+    expect(w.cspViolations, 'CSP violations (console)').toEqual([]);
+    expect(await recordedViolations(w.page), 'CSP violations (events)').toEqual([]);
+    expect(w.foreignRequests, 'requests outside loopback').toEqual([]);
+  };
+
+  /** Opens a page through the main navigation, as a person does. */
+  const open = async (label: string, heading = label) => {
+    await w.page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: label, exact: true })
+      .click();
+    await w.page.getByRole('heading', { name: heading, exact: true, level: 1 }).waitFor();
+  };
+
+  it('network: the dry-run banner, and a change answered with what would have been written', async () => {
+    const before = await a.api('POST', '/api/getNetworkInfo', undefined, token);
+    expect(before.body.network_mode).toBe('dry-run');
+    await open('Network');
+    await w.page.getByTestId('dry-run-banner').waitFor();
+    const first = before.body.interfaces[0].name as string;
+    await w.page.getByTestId('interfaces').getByText(first, { exact: true }).waitFor();
+    expect(await seriousAxe(w.page), 'axe').toEqual([]);
+    await screenshot(w.page, 'settings-network');
+
+    await w.page.getByRole('button', { name: `Edit ${first}` }).click();
+    const dialog = w.page.getByRole('dialog');
+    await dialog.getByLabel('Packet capture (use_sniffer)').check();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    const outcome = w.page.getByTestId('outcome');
+    await outcome.getByText('Dry run: nothing was applied to this machine').waitFor();
+    const text = (await outcome.textContent()) ?? '';
+    expect(text).toContain('Would write');
+    expect(text).toContain(first);
+    expect(text).not.toMatch(/\bsaved\b/i);
+    await screenshot(w.page, 'settings-network-dry-run');
+
+    const after = await a.api('POST', '/api/getNetworkInfo', undefined, token);
+    const strip = (body: any) =>
+      body.interfaces.map((i: any) => ({ name: i.name, ipv4: i.ipv4, type: i.config.type }));
+    expect(strip(after.body)).toEqual(strip(before.body));
+    await clean();
+  });
+
+  it('hostname: an invalid name shows the 422 message, and the host keeps its name', async () => {
+    await open('Hostname and host map');
+    await w.page.getByText(`This host is ${hostname}`).waitFor();
+    await w.page.getByLabel('Hostname').fill('not_a valid-name-');
+    await w.page.getByRole('button', { name: 'Set hostname' }).click();
+    const error = w.page.locator('.mantine-TextInput-error');
+    await error.waitFor();
+    expect(await error.textContent()).toMatch(/hostname/i);
+    await w.page.getByTestId('empty-state').getByText('The host map is empty').waitFor();
+    expect(await seriousAxe(w.page), 'axe').toEqual([]);
+    await screenshot(w.page, 'settings-hostname-invalid');
+    expect(os.hostname()).toBe(hostname);
+    await clean();
+  });
+
+  it('retention: an edited row is kept after a reload', async () => {
+    const policy = await a.api('GET', '/api/getRetentionPolicy', undefined, token);
+    const row = policy.body.message[0] as { id: number; table: string; retention: number };
+    const days = row.retention === 41 ? 42 : 41;
+    await open('Retention');
+    const field = w.page.getByLabel(`Days to keep ${row.table}`);
+    await field.fill('0');
+    await w.page.getByText('At least 1 day').waitFor();
+    expect(await w.page.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+    await field.fill(String(days));
+    await w.page.getByRole('button', { name: 'Save' }).click();
+    await w.page.getByTestId('outcome').getByText('Retention policy saved').waitFor();
+    await w.page.reload();
+    await w.page.getByRole('heading', { name: 'Retention', exact: true, level: 1 }).waitFor();
+    expect(await w.page.getByLabel(`Days to keep ${row.table}`).inputValue()).toBe(String(days));
+    const saved = await a.api('GET', '/api/getRetentionPolicy', undefined, token);
+    expect(saved.body.message.find((r: { id: number }) => r.id === row.id).retention).toBe(days);
+    expect(await seriousAxe(w.page), 'axe').toEqual([]);
+    await screenshot(w.page, 'settings-retention');
+    await clean();
+  });
+
+  it('daemons: a stored secret shows as set and never as text', async () => {
+    const stored = await a.api(
+      'POST',
+      '/api/daemon/discovery/config',
+      { config: [{ var: 'snmp_community', value: SECRET_CANARY }] },
+      token,
+    );
+    expect(stored.status, JSON.stringify(stored.body)).toBe(200);
+    await open('Daemons');
+    const card = w.page.getByTestId('daemon-discovery');
+    await card.getByTestId('secret-snmp_community').getByText('set').waitFor();
+    const html = await w.page.content();
+    expect(html).not.toContain(SECRET_CANARY);
+    expect(await seriousAxe(w.page), 'axe').toEqual([]);
+    await screenshot(w.page, 'settings-daemons');
+
+    // Saving the daemon untouched keeps the secret (the sentinel goes back).
+    await card.getByRole('button', { name: 'Save variables' }).click();
+    await w.page.getByTestId('outcome').getByText('discovery saved', { exact: true }).waitFor();
+    const after = await a.api('GET', '/api/daemon/discovery', undefined, token);
+    expect(after.body.config).toEqual([{ var: 'snmp_community', value: { __encrypted__: true } }]);
+    expect(JSON.stringify(after.body)).not.toContain(SECRET_CANARY);
+    await clean();
+  });
+
+  it('services, time and license pages render the appliance state', async () => {
+    await open('Services');
+    await w.page.getByTestId('services').getByText('scheduler', { exact: true }).waitFor();
+    expect(await seriousAxe(w.page), 'axe').toEqual([]);
+    await screenshot(w.page, 'settings-services');
+
+    await open('Time');
+    await w.page.getByTestId('appliance-clock').waitFor();
+    expect(await seriousAxe(w.page), 'axe').toEqual([]);
+    await screenshot(w.page, 'settings-time');
+
+    await open('License');
+    await w.page.getByText('This appliance is not licensed').waitFor();
+    await w.page.getByLabel('Registration key').fill('123-abc');
+    await w.page.getByRole('button', { name: 'Activate' }).click();
+    await w.page.getByText('Six groups of six hex digits separated by dashes.').waitFor();
+    // Well-formed but with a wrong check group: the appliance's 422 message is shown.
+    await w.page.getByLabel('Registration key').fill('000000-000000-000000-000000-000000-000000');
+    await w.page.getByRole('button', { name: 'Activate' }).click();
+    await w.page.locator('.mantine-TextInput-error').waitFor();
+    expect(await seriousAxe(w.page), 'axe').toEqual([]);
+    await screenshot(w.page, 'settings-license');
+    await clean();
+  });
+});
