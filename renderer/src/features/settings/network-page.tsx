@@ -62,7 +62,13 @@ export function networkOutcome(answer: SetNetworkAnswer): Outcome {
 export function ModeBanner({ mode }: { mode: 'apply' | 'dry-run' }) {
   if (mode === 'dry-run')
     return (
-      <Alert color="yellow" variant="outline" title="DRY RUN" data-testid="dry-run-banner">
+      <Alert
+        color="yellow"
+        variant="light"
+        title="DRY RUN"
+        data-testid="dry-run-banner"
+        style={{ borderLeft: '6px solid var(--mantine-color-yellow-filled)' }}
+      >
         This appliance runs with APPLIANCE_NETWORK_MODE=dry-run: network, hostname and time changes
         are validated and reported, never applied to the host.
       </Alert>

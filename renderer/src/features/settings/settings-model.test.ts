@@ -72,12 +72,14 @@ describe('settings model', () => {
         use_suricata: true,
       },
     });
-    expect(interfaceElement('eth0', { ...form, type: 'dhcp' }).config).toMatchObject({
-      type: 'dhcp',
-      address: null,
-      netmask: null,
-      gateway: null,
-    });
+    const dhcp = interfaceElement('eth0', { ...form, type: 'dhcp' }).config;
+    expect(dhcp.type).toBe('dhcp');
+    expect(Object.keys(dhcp)).not.toContain('address');
+    expect(Object.keys(dhcp)).not.toContain('netmask');
+    expect(Object.keys(dhcp)).not.toContain('gateway');
+    const bare = interfaceElement('eth0', { ...form, netmask: ' ', gateway: '' }).config;
+    expect(bare).toMatchObject({ address: '192.0.2.10' });
+    expect(Object.keys(bare)).not.toContain('gateway');
   });
 
   it('saves only changed retention rows, and nothing while one is invalid', () => {

@@ -74,23 +74,31 @@ export function interfaceForm(iface: NetworkInterface): InterfaceForm {
   };
 }
 
-/** One setNetworkInfo element: address, netmask and gateway only for `static` (the API's rule). */
+/**
+ * One setNetworkInfo element. Address, netmask and gateway go only with `static`: for the other
+ * types the keys are left out (the appliance refuses them there, even as null).
+ */
 export function interfaceElement(
   name: string,
   form: InterfaceForm,
 ): SetNetworkBody['interfaces'][number] {
-  const isStatic = form.type === 'static';
   const dns = form.dns
     .trim()
     .split(/[\s,]+/)
     .filter(Boolean);
+  const netmask = form.netmask.trim();
+  const gateway = form.gateway.trim();
   return {
     name,
     config: {
       type: form.type,
-      address: isStatic ? form.address.trim() : null,
-      netmask: isStatic && form.netmask.trim() ? form.netmask.trim() : null,
-      gateway: isStatic && form.gateway.trim() ? form.gateway.trim() : null,
+      ...(form.type === 'static'
+        ? {
+            address: form.address.trim(),
+            ...(netmask ? { netmask } : {}),
+            ...(gateway ? { gateway } : {}),
+          }
+        : {}),
       'dns-nameservers': dns,
       auto: form.auto,
       'allow-hotplug': form.allowHotplug,
