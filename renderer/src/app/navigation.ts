@@ -169,7 +169,7 @@ export const PAGES: PageEntry[] = [
     label: 'Retention',
     group: 'Administration',
     anyOf: ['system'],
-    icon: '⌛',
+    icon: '◔',
   },
   {
     path: '/settings/daemons',

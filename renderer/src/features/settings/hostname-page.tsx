@@ -79,7 +79,7 @@ export function HostnameForm({
           error={error ?? undefined}
           w={420}
         />
-        <Button type="submit" mt={42} loading={saving} disabled={value.trim() === current}>
+        <Button type="submit" mt={33} loading={saving} disabled={value.trim() === current}>
           Set hostname
         </Button>
       </Group>

@@ -91,7 +91,7 @@ export function KeyForm({
           label="Registration key"
           description={`${LICENSE_KEY_HINT}, e.g. 1A2B3C-4D5E6F-…`}
           placeholder="XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX-XXXXXX"
-          className="console-mono"
+          classNames={{ input: 'console-mono' }}
           value={typed}
           maxLength={64}
           w={460}
@@ -101,7 +101,7 @@ export function KeyForm({
           onBlur={() => setTouched(true)}
           error={hint ?? error ?? undefined}
         />
-        <Button type="submit" mt={42} loading={saving} disabled={typed.trim() === ''}>
+        <Button type="submit" mt={33} loading={saving} disabled={typed.trim() === ''}>
           Activate
         </Button>
       </Group>

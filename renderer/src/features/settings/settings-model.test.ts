@@ -51,6 +51,11 @@ describe('settings model', () => {
     expect(isIso8601('2026-13-04T22:40:00Z')).toBe(false);
     expect(isIso8601('04/12/2026 22:40')).toBe(false);
     expect(isIso8601('now')).toBe(false);
+    expect(isIso8601('2026-02-30T10:00:00Z')).toBe(false);
+    expect(isIso8601('2028-02-29t10:00:00z')).toBe(true);
+    expect(isIso8601('2026-12-04T24:00:00Z')).toBe(false);
+    expect(isIso8601('2026-12-04T22:40+05')).toBe(true);
+    expect(isIso8601('2026-12-04')).toBe(false);
     expect(ntpServers('  0.pool.ntp.org,  192.0.2.1\n time.example ')).toBe(
       '0.pool.ntp.org 192.0.2.1 time.example',
     );

@@ -27,13 +27,31 @@ export function normaliseLicenseKey(typed: string): string | null {
 
 // ---- time ----
 
-/** ISO 8601 date and time (`2026-12-04T22:40:00Z`, an offset, or none = the appliance's zone). */
+/**
+ * ISO 8601 date and time as the appliance parses it (`platform/time/datetime.ts`): `T` or a blank,
+ * seconds and a fraction optional, `Z` or an offset (`±HH:MM`, `±HHMM`, `±HH`); none means UTC.
+ */
 const ISO_8601 =
-  /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2})(?::?(\d{2}))?)?$/i;
 
 export function isIso8601(value: string): boolean {
-  const text = value.trim();
-  return ISO_8601.test(text) && !Number.isNaN(Date.parse(text.replace(' ', 'T')));
+  const m = ISO_8601.exec(value.trim());
+  if (!m) return false;
+  const [year, month, day, hour, minute, second = 0, offH = 0, offM = 0] = m
+    .slice(1)
+    .map((part) => (part === undefined ? undefined : Number(part)));
+  const days = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  return (
+    month! >= 1 &&
+    month! <= 12 &&
+    day! >= 1 &&
+    day! <= days &&
+    hour! <= 23 &&
+    minute! <= 59 &&
+    second <= 59 &&
+    offH <= 23 &&
+    offM <= 59
+  );
 }
 
 /** NTP servers as the API takes them: one space between names, none at the ends. */

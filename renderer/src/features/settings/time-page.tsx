@@ -116,7 +116,7 @@ export function TimeForm({
         ) : (
           <TextInput
             label="Time (ISO 8601)"
-            description="For example 2026-12-04T22:40:00Z; without an offset, the zone above. NTP is turned off."
+            description="For example 2026-12-04T22:40:00Z or 2026-12-04 23:40+01:00; without an offset it is UTC. NTP is turned off."
             placeholder="2026-12-04T22:40:00Z"
             value={form.manual}
             onChange={(e) => set('manual', e.currentTarget.value)}
