@@ -37,20 +37,19 @@ const ISO_8601 =
 export function isIso8601(value: string): boolean {
   const m = ISO_8601.exec(value.trim());
   if (!m) return false;
-  const [year, month, day, hour, minute, second = 0, offH = 0, offM = 0] = m
-    .slice(1)
-    .map((part) => (part === undefined ? undefined : Number(part)));
-  const days = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  const n = (group: number) => Number(m[group] ?? 0);
+  const [year, month, day] = [n(1), n(2), n(3)];
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
   return (
-    month! >= 1 &&
-    month! <= 12 &&
-    day! >= 1 &&
-    day! <= days &&
-    hour! <= 23 &&
-    minute! <= 59 &&
-    second <= 59 &&
-    offH <= 23 &&
-    offM <= 59
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= days &&
+    n(4) <= 23 &&
+    n(5) <= 59 &&
+    n(6) <= 59 &&
+    n(7) <= 23 &&
+    n(8) <= 59
   );
 }
 
