@@ -188,4 +188,41 @@ describe.runIf(enabled)('settings pages in Chromium', { timeout: 180_000 }, () =
     await screenshot(w.page, 'settings-license');
     await clean();
   });
+
+  it('every settings page in the light theme: no serious axe violation', async () => {
+    const light = await openPage(browser, { colorScheme: 'light' });
+    await light.context.addInitScript(() => {
+      (globalThis as any).localStorage.setItem('console.color-scheme', 'light');
+    });
+    try {
+      await signInThroughUi(light.page, a.url);
+      const pages: [string, string][] = [
+        ['/settings/services', 'Services'],
+        ['/settings/network', 'Network'],
+        ['/settings/hostname', 'Hostname and host map'],
+        ['/settings/time', 'Time'],
+        ['/settings/license', 'License'],
+        ['/settings/retention', 'Retention'],
+        ['/settings/daemons', 'Daemons'],
+      ];
+      for (const [path, heading] of pages) {
+        await light.page.goto(`${a.url}${path}`);
+        await light.page.getByRole('heading', { name: heading, exact: true, level: 1 }).waitFor();
+        await light.page.getByLabel('Loading').first().waitFor({ state: 'detached' });
+        if (path === '/settings/hostname') {
+          // The field error in the light theme too.
+          await light.page.getByLabel('Hostname').fill('-bad-');
+          await light.page.getByRole('button', { name: 'Set hostname' }).click();
+          await light.page.locator('.mantine-TextInput-error').waitFor();
+        }
+        expect(await seriousAxe(light.page), `${path} (light)`).toEqual([]);
+        await screenshot(light.page, `settings-${path.split('/').pop()}-light`);
+      }
+      expect(light.pageErrors, 'page errors').toEqual([]);
+      expect(light.foreignRequests, 'requests outside loopback').toEqual([]);
+    } finally {
+      await light.context.close();
+    }
+    expect(os.hostname()).toBe(hostname);
+  });
 });

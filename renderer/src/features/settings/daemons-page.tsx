@@ -9,7 +9,6 @@
  */
 import {
   ActionIcon,
-  Badge,
   Button,
   Group,
   Paper,
@@ -44,7 +43,7 @@ import {
   type DaemonVarForm,
 } from './settings-model.js';
 import { statusColor } from './services-page.js';
-import { Gated, OutcomeNotice, type Outcome } from './settings-shared.js';
+import { Gated, OutcomeNotice, StateBadge, type Outcome } from './settings-shared.js';
 
 export function saveOutcome(name: string, answer: DaemonSaveAnswer): Outcome {
   return answer.reload_failed
@@ -89,11 +88,7 @@ export function DaemonCard({
           <Text size="sm" c="dimmed">
             #{daemon.id}
           </Text>
-          {state ? (
-            <Badge color={statusColor(state)} variant="light">
-              {state}
-            </Badge>
-          ) : null}
+          {state ? <StateBadge color={statusColor(state)}>{state}</StateBadge> : null}
         </Group>
         <Group gap="xs">
           <Switch
@@ -137,9 +132,9 @@ export function DaemonCard({
                   <Table.Td>
                     {row.storedSecret && !row.replace ? (
                       <Group gap="xs">
-                        <Badge color="teal" variant="light" data-testid={`secret-${row.var}`}>
+                        <StateBadge color="teal" data-testid={`secret-${row.var}`}>
                           set
-                        </Badge>
+                        </StateBadge>
                         <Text size="sm" c="dimmed" aria-hidden>
                           ••••••••
                         </Text>

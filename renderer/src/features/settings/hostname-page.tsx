@@ -256,8 +256,7 @@ export function HostMapTable({
                 </Button>
                 <Button
                   size="compact-xs"
-                  variant="light"
-                  color="red"
+                  variant="default"
                   aria-label={`Delete ${h.ip} ${h.hostname}`}
                   onClick={() => onDelete(h)}
                 >

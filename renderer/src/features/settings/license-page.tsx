@@ -5,7 +5,7 @@
  * wrong or mistyped key with 422 and the page shows its message). Activating restarts the
  * monitoring engines. A license unlocks nothing: every feature works unlicensed.
  */
-import { Badge, Button, Group, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 
@@ -14,7 +14,7 @@ import { PageHeader } from '../../components/ui/page-header.js';
 import { formatTime } from '../../lib/format.js';
 import { licenseQuery, settingsKeys, validateLicense, type LicenseEntry } from './settings-api.js';
 import { LICENSE_KEY_HINT, normaliseLicenseKey } from './settings-model.js';
-import { Gated, OutcomeNotice, type Outcome } from './settings-shared.js';
+import { Gated, OutcomeNotice, StateBadge, type Outcome } from './settings-shared.js';
 
 /** The activations, or the unlicensed empty state; exported for its test. */
 export function LicenseTable({ entries }: { entries: readonly LicenseEntry[] }) {
@@ -44,9 +44,9 @@ export function LicenseTable({ entries }: { entries: readonly LicenseEntry[] }) 
               <Group gap={4} wrap="nowrap">
                 {e.activation_key}
                 {e.active ? (
-                  <Badge color="teal" size="sm">
+                  <StateBadge color="teal" size="sm">
                     active
-                  </Badge>
+                  </StateBadge>
                 ) : null}
               </Group>
             </Table.Td>

@@ -37,7 +37,7 @@ import {
   type SetNetworkAnswer,
 } from './settings-api.js';
 import { interfaceElement, interfaceForm, type InterfaceForm } from './settings-model.js';
-import { Gated, OutcomeNotice, SCOPE, type Outcome } from './settings-shared.js';
+import { Gated, OutcomeNotice, SCOPE, StateBadge, type Outcome } from './settings-shared.js';
 
 const TYPES: InterfaceForm['type'][] = ['static', 'dhcp', 'manual', 'unconfigured'];
 
@@ -108,9 +108,7 @@ export function InterfacesTable({
           <Table.Tr key={i.name}>
             <Table.Td className="console-mono">{i.name}</Table.Td>
             <Table.Td>
-              <Badge color={i.online ? 'teal' : 'gray'} variant="light">
-                {i.online ? 'up' : 'down'}
-              </Badge>
+              <StateBadge color={i.online ? 'teal' : 'gray'}>{i.online ? 'up' : 'down'}</StateBadge>
             </Table.Td>
             <Table.Td className="console-mono">
               {i.ipv4.map((a) => `${a.address} / ${a.netmask}`).join(', ') || '–'}

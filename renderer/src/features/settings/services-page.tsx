@@ -20,7 +20,7 @@ import {
   type Service,
   type ServiceAction,
 } from './settings-api.js';
-import { Gated, OutcomeNotice, SCOPE, type Outcome } from './settings-shared.js';
+import { Gated, OutcomeNotice, SCOPE, StateBadge, type Outcome } from './settings-shared.js';
 
 const ACTIONS: ServiceAction[] = ['start', 'stop', 'restart', 'reload'];
 const CONFIRMED: ReadonlySet<ServiceAction> = new Set(['stop', 'restart']);
@@ -62,9 +62,7 @@ export function ServicesTable({
             <Table.Td>
               <Stack gap={2}>
                 <Group gap={4}>
-                  <Badge color={statusColor(s.status)} variant="light">
-                    {s.status}
-                  </Badge>
+                  <StateBadge color={statusColor(s.status)}>{s.status}</StateBadge>
                   {s.shared ? (
                     <Badge color="gray" variant="outline">
                       shared
@@ -72,7 +70,7 @@ export function ServicesTable({
                   ) : null}
                 </Group>
                 {s.error ? (
-                  <Text size="xs" c="red">
+                  <Text size="xs" c="var(--mantine-color-error)">
                     {s.error}
                   </Text>
                 ) : null}
@@ -91,8 +89,7 @@ export function ServicesTable({
                     <Button
                       key={action}
                       size="compact-xs"
-                      variant={action === 'stop' ? 'light' : 'default'}
-                      color={action === 'stop' ? 'red' : undefined}
+                      variant="default"
                       disabled={busy !== null && busy !== undefined}
                       loading={busy === `${s.name}:${action}`}
                       aria-label={`${action} ${s.name}`}
@@ -153,7 +150,7 @@ function Services() {
   return (
     <Stack gap="sm">
       <PageHeader title="Services" subtitle="The appliance's engines and their state">
-        <Button color="red" variant="light" onClick={() => setConfirmRestart(true)}>
+        <Button variant="default" onClick={() => setConfirmRestart(true)}>
           Restart appliance
         </Button>
       </PageHeader>

@@ -1,5 +1,5 @@
 /** Pieces every settings page shares: the permission gate and the outcome of the last change. */
-import { Alert } from '@mantine/core';
+import { Alert, Badge, useComputedColorScheme, type BadgeProps } from '@mantine/core';
 import type { ReactNode } from 'react';
 
 import { EmptyState, RowsSkeleton } from '../../components/ui/feedback.js';
@@ -63,4 +63,13 @@ export function OutcomeNotice({
       {outcome.message}
     </Alert>
   );
+}
+
+/**
+ * A state badge readable in both themes: light tints fail 4.5:1 on a white page, so the light
+ * theme draws outlines (as components/ui/status.tsx does).
+ */
+export function StateBadge(props: Omit<BadgeProps, 'variant'> & { 'data-testid'?: string }) {
+  const light = useComputedColorScheme('dark') === 'light';
+  return <Badge {...props} variant={light ? 'outline' : 'light'} />;
 }

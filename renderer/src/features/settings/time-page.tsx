@@ -123,7 +123,7 @@ export function TimeForm({
           />
         )}
         {hint || error ? (
-          <Text c="red" size="sm" role="alert">
+          <Text c="var(--mantine-color-error)" size="sm" role="alert">
             {hint ?? error}
           </Text>
         ) : null}
