@@ -11,6 +11,7 @@
  * - every settings page: screenshot at 1280x800, no page error, CSP violation, request outside
  *   loopback or serious axe violation.
  */
+import crypto from 'node:crypto';
 import os from 'node:os';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -186,6 +187,96 @@ describe.runIf(enabled)('settings pages in Chromium', { timeout: 180_000 }, () =
     await w.page.locator('.mantine-TextInput-error').waitFor();
     expect(await seriousAxe(w.page), 'axe').toEqual([]);
     await screenshot(w.page, 'settings-license');
+    await clean();
+  });
+
+  it('services: restart one engine after a confirmation, then the whole appliance', async () => {
+    await open('Services');
+    await w.page.getByRole('button', { name: 'restart syslog' }).click();
+    const dialog = w.page.getByRole('dialog', { name: 'Restart syslog' });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await w.page.getByRole('button', { name: 'restart syslog' }).click();
+    await w.page
+      .getByRole('dialog', { name: 'Restart syslog' })
+      .getByRole('button', { name: 'Restart' })
+      .click();
+    await w.page.getByTestId('outcome').getByText('restart syslog', { exact: true }).waitFor();
+    // A shared resource offers no action; the appliance would refuse it anyway.
+    expect(await w.page.getByRole('button', { name: 'stop scheduler' }).count()).toBe(0);
+
+    await w.page.getByRole('button', { name: 'Restart appliance' }).click();
+    await w.page
+      .getByRole('dialog', { name: 'Restart the appliance' })
+      .getByRole('button', { name: 'Restart appliance' })
+      .click();
+    const outcome = w.page.getByTestId('outcome');
+    await outcome.getByText('Appliance restarted', { exact: true }).waitFor({ timeout: 60_000 });
+    expect(await outcome.textContent()).toMatch(/\d+ services restarted: .*syslog/);
+    const services = await a.api('GET', '/api/manageApplianceServices', undefined, token);
+    for (const s of services.body.data.services as { name: string; status: string }[])
+      expect(s.status, s.name).toBe('running');
+    await clean();
+  });
+
+  it('host map: add, edit and delete an entry', async () => {
+    await open('Hostname and host map');
+    await w.page.getByRole('button', { name: 'Add entry' }).click();
+    let dialog = w.page.getByRole('dialog');
+    await dialog.getByLabel(/^IP address/).fill('192.0.2.77');
+    await dialog.getByLabel(/^Host name/).fill('bad name');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    // The appliance's refusal, in its words, inside the form; nothing stored.
+    await dialog.getByRole('alert').waitFor();
+    expect((await a.api('POST', '/api/getHostnames', {}, token)).body.total).toBe(0);
+    await dialog.getByLabel(/^Host name/).fill('nas.example.test');
+    await dialog.getByRole('textbox', { name: 'Name type' }).click();
+    await w.page.getByRole('option', { name: /^fqdn/ }).click();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    const table = w.page.getByTestId('host-map');
+    await table.getByText('nas.example.test').waitFor();
+    await table.getByText('fqdn', { exact: true }).waitFor();
+
+    await w.page.getByRole('button', { name: 'Edit 192.0.2.77 nas.example.test' }).click();
+    dialog = w.page.getByRole('dialog');
+    await dialog.getByRole('textbox', { name: 'Node type' }).click();
+    await w.page.getByRole('option', { name: 'printer' }).click();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await table.getByText('printer', { exact: true }).waitFor();
+    await screenshot(w.page, 'settings-host-map');
+
+    await w.page.getByRole('button', { name: 'Delete 192.0.2.77 nas.example.test' }).click();
+    await w.page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await w.page.getByText('The host map is empty').waitFor();
+    expect((await a.api('POST', '/api/getHostnames', {}, token)).body.total).toBe(0);
+    await clean();
+  });
+
+  it('time and license: a dry-run time change and an activated key', async () => {
+    await open('Time');
+    await w.page.locator('.mantine-SegmentedControl-label', { hasText: 'NTP servers' }).click();
+    await w.page.getByRole('textbox', { name: 'Servers' }).fill('127.0.0.1  ntp.example.test');
+    await w.page.getByRole('button', { name: 'Save time settings' }).click();
+    const outcome = w.page.getByTestId('outcome');
+    await outcome.getByText('Dry run: the host clock was not changed').waitFor();
+
+    // A key with its check group (docs/features/settings.md, License).
+    const groups = ['0A1B2C', '3D4E5F', '600000', '7ABCDE', 'F01234'];
+    const check = crypto
+      .createHash('sha256')
+      .update(groups.join('-'))
+      .digest('hex')
+      .slice(0, 6)
+      .toUpperCase();
+    const key = [...groups, check].join('-');
+    await open('License');
+    await w.page.getByLabel('Registration key').fill(key.toLowerCase());
+    await w.page.getByRole('button', { name: 'Activate' }).click();
+    await w.page.getByTestId('outcome').getByText('License activated', { exact: true }).waitFor({
+      timeout: 60_000,
+    });
+    await w.page.getByTestId('licenses').getByText(key).waitFor();
+    await w.page.getByTestId('licenses').getByText('active', { exact: true }).waitFor();
     await clean();
   });
 

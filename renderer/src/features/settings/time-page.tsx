@@ -108,8 +108,8 @@ export function TimeForm({
         />
         {form.type === 'ntp' ? (
           <TextInput
-            label="NTP servers"
-            description="Host names or IP addresses separated by spaces (at most 8)"
+            label="Servers"
+            description="NTP servers: host names or IP addresses separated by spaces (at most 8)"
             value={form.ntpserver}
             onChange={(e) => set('ntpserver', e.currentTarget.value)}
           />
