@@ -249,6 +249,34 @@ describe.runIf(enabled)('settings pages in Chromium', { timeout: 180_000 }, () =
     await w.page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await w.page.getByText('The host map is empty').waitFor();
     expect((await a.api('POST', '/api/getHostnames', {}, token)).body.total).toBe(0);
+
+    // Paging: 12 entries at 10 a page leave 2 on the second page.
+    for (let i = 1; i <= 12; i++) {
+      const made = await a.api(
+        'POST',
+        '/api/createHostname',
+        {
+          ip: `192.0.2.${100 + i}`,
+          hostname: `host${i}.example.test`,
+          host_name_type: 'fqdn',
+          node_type: 'host',
+        },
+        token,
+      );
+      expect(made.body.status, JSON.stringify(made.body)).toBe(201);
+    }
+    await w.page.reload();
+    await w.page.getByText('12 entries').waitFor();
+    await w.page.getByRole('textbox', { name: 'Entries per page' }).click();
+    await w.page.getByRole('option', { name: '10', exact: true }).click();
+    await w.page.getByRole('button', { name: '2', exact: true }).click();
+    await w.page.waitForFunction(
+      () =>
+        (globalThis as any).document.querySelectorAll('[data-testid="host-map"] tbody tr')
+          .length === 2,
+      undefined,
+      { timeout: 10_000 },
+    );
     await clean();
   });
 

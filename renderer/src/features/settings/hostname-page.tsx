@@ -336,7 +336,7 @@ function HostMap() {
           />
           <Group justify="space-between">
             <Text size="sm" c="dimmed">
-              {data.total.toLocaleString()} entries
+              {data.total.toLocaleString()} {data.total === 1 ? 'entry' : 'entries'}
             </Text>
             <Group gap="xs">
               <Select
