@@ -277,6 +277,7 @@ describe.runIf(enabled)('settings pages in Chromium', { timeout: 180_000 }, () =
       undefined,
       { timeout: 10_000 },
     );
+    expect(await seriousAxe(w.page), 'axe').toEqual([]);
     await clean();
   });
 

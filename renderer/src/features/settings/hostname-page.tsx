@@ -358,6 +358,7 @@ function HostMap() {
                 onChange={setPage}
                 size="sm"
                 aria-label="Host map pages"
+                getControlProps={(control) => ({ 'aria-label': `${control} page` })}
               />
             </Group>
           </Group>
