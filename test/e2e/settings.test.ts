@@ -95,6 +95,19 @@ describe.runIf(enabled)('settings pages in Chromium', { timeout: 180_000 }, () =
     expect(text).toContain('nothing was applied to the host');
     await screenshot(w.page, 'settings-network-dry-run');
 
+    // A bad static address: the appliance's refusal inside the form, nothing written or stored.
+    await w.page.getByRole('button', { name: `Edit ${first}` }).click();
+    const form = w.page.getByRole('dialog');
+    await form.getByRole('textbox', { name: 'Configuration' }).click();
+    await w.page.getByRole('option', { name: 'static' }).click();
+    await form.getByRole('textbox', { name: /^Address/ }).fill('999.1.1.1');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByRole('alert').waitFor();
+    expect(await form.getByRole('alert').textContent()).toMatch(/address/i);
+    await screenshot(w.page, 'settings-network-refused');
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    await form.waitFor({ state: 'detached' });
+
     const after = await a.api('POST', '/api/getNetworkInfo', undefined, token);
     const strip = (body: any) =>
       body.interfaces.map((i: any) => ({ name: i.name, ipv4: i.ipv4, type: i.config.type }));
@@ -162,6 +175,16 @@ describe.runIf(enabled)('settings pages in Chromium', { timeout: 180_000 }, () =
     const after = await a.api('GET', '/api/daemon/discovery', undefined, token);
     expect(after.body.config).toEqual([{ var: 'snmp_community', value: { __encrypted__: true } }]);
     expect(JSON.stringify(after.body)).not.toContain(SECRET_CANARY);
+
+    // A value that breaks the daemon's rule: the appliance's 422 message, nothing saved.
+    const syslog = w.page.getByTestId('daemon-syslog');
+    await syslog.getByRole('textbox', { name: 'Add a variable to syslog' }).click();
+    await w.page.getByRole('option', { name: 'port' }).click();
+    await syslog.getByLabel('Value of port').fill('514; id');
+    await syslog.getByRole('button', { name: 'Save variables' }).click();
+    await w.page.getByTestId('outcome').getByText('syslog: nothing was saved').waitFor();
+    expect(await w.page.getByTestId('outcome').textContent()).toMatch(/port/);
+    expect((await a.api('GET', '/api/daemon/syslog', undefined, token)).body.config).toEqual([]);
     await clean();
   });
 
