@@ -16,6 +16,7 @@ import os from 'node:os';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  createUser,
   haveChromium,
   launchBrowser,
   openPage,
@@ -330,6 +331,42 @@ describe.runIf(enabled)('settings pages in Chromium', { timeout: 180_000 }, () =
     await w.page.getByTestId('licenses').getByText(key).waitFor();
     await w.page.getByTestId('licenses').getByText('active', { exact: true }).waitFor();
     await clean();
+  });
+
+  it('permissions: system sees the settings pages but not daemons; without system, none', async () => {
+    const system = await createUser(a, token, 'settings-system', ['system']);
+    const devices = await createUser(a, token, 'settings-devices', ['devices']);
+    for (const [user, expected] of [
+      [system, ['Services', 'Network', 'Time', 'Retention']],
+      [devices, []],
+    ] as const) {
+      const v = await openPage(browser);
+      const asked: string[] = [];
+      v.page.on('request', (r) => {
+        const path = new URL(r.url()).pathname;
+        if (path.startsWith('/api/daemon') || path.startsWith('/api/getRetentionPolicy'))
+          asked.push(path);
+      });
+      try {
+        await signInThroughUi(v.page, a.url, user.username, user.password);
+        const nav = v.page.getByRole('navigation', { name: 'Main' });
+        await nav.getByRole('link', { name: 'Overview', exact: true }).waitFor();
+        for (const label of ['Services', 'Network', 'Time', 'Retention', 'Daemons'])
+          expect(
+            await nav.getByRole('link', { name: label, exact: true }).count(),
+            `${user.username}: ${label}`,
+          ).toBe((expected as readonly string[]).includes(label) ? 1 : 0);
+        await v.page.goto(`${a.url}/settings/daemons`);
+        await v.page.getByText('The sa permission is needed').waitFor();
+        if (user === devices) {
+          await v.page.goto(`${a.url}/settings/retention`);
+          await v.page.getByText('The system permission is needed').waitFor();
+        }
+        expect(asked, `${user.username}: requests the page may not make`).toEqual([]);
+      } finally {
+        await v.context.close();
+      }
+    }
   });
 
   it('every settings page in the light theme: no serious axe violation', async () => {
