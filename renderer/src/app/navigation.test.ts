@@ -26,4 +26,19 @@ describe('navigation', () => {
     expect(alerting.every((p) => p.anyOf?.join() === 'alerts')).toBe(true);
     expect(PAGES.find((p) => p.path === '/mail-relay')?.anyOf).toEqual(['system']);
   });
+
+  it('gates the settings pages behind system, and daemons and the certificate behind sa', () => {
+    const settings = PAGES.filter((p) => p.path.startsWith('/settings/'));
+    expect(Object.fromEntries(settings.map((p) => [p.path, p.anyOf?.join()]))).toEqual({
+      '/settings/services': 'system',
+      '/settings/network': 'system',
+      '/settings/hostname': 'system',
+      '/settings/time': 'system',
+      '/settings/license': 'system',
+      '/settings/retention': 'system',
+      '/settings/daemons': 'sa',
+      '/settings/certificate': 'sa',
+    });
+    expect(settings.every((p) => p.group === 'Administration')).toBe(true);
+  });
 });

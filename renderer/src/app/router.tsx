@@ -153,6 +153,31 @@ export function consoleRoutes(queryClient: ClientSource = null): RouteObject[] {
           path: 'settings/certificate',
           lazy: page(() => import('../features/certificate/certificate-page.js')),
         },
+        {
+          path: 'settings/services',
+          lazy: page(() => import('../features/settings/services-page.js')),
+        },
+        {
+          path: 'settings/network',
+          lazy: page(() => import('../features/settings/network-page.js')),
+        },
+        {
+          path: 'settings/hostname',
+          lazy: page(() => import('../features/settings/hostname-page.js')),
+        },
+        { path: 'settings/time', lazy: page(() => import('../features/settings/time-page.js')) },
+        {
+          path: 'settings/license',
+          lazy: page(() => import('../features/settings/license-page.js')),
+        },
+        {
+          path: 'settings/retention',
+          lazy: page(() => import('../features/settings/retention-page.js')),
+        },
+        {
+          path: 'settings/daemons',
+          lazy: page(() => import('../features/settings/daemons-page.js')),
+        },
         { path: 'os-upgrade', lazy: page(() => import('../features/upgrader/upgrader-page.js')) },
         { path: 'directory', lazy: page(() => import('../features/directory/directory-page.js')) },
         ...desktopRoutes(),
