@@ -223,6 +223,7 @@ export const DAEMON_VARS: Readonly<Record<string, readonly CatalogVar[]>> = {
   ],
   discovery: [
     { var: 'snmp_community', secret: true, description: 'SNMP v2c community tried last' },
+    { var: 'snmp_port', secret: false, description: 'UDP port of that community (default 161)' },
   ],
   'alert-delivery': [
     { var: 'proxy_url', secret: false, description: 'HTTP proxy for webhook outlets' },
