@@ -1,12 +1,12 @@
 /**
  * The console keeps its own copy of the daemon catalogue (renderer/src/features/settings/
- * settings-model.ts `DAEMON_VARS`: the renderer may not import appliance-core, and no route lists
+ * daemon-catalog.ts `DAEMON_VARS`: the renderer may not import appliance-core, and no route lists
  * the catalogue): this test holds the copy to the appliance's `DAEMON_CATALOG`, variable by
  * variable and secret flag by secret flag, so that a variable added on one side only fails here.
  */
 import { describe, expect, it } from 'vitest';
 import { DAEMON_CATALOG } from '../../appliance-core/src/features/maintenance/daemons.catalog.js';
-import { DAEMON_VARS } from '../../renderer/src/features/settings/settings-model.js';
+import { DAEMON_VARS } from '../../renderer/src/features/settings/daemon-catalog.js';
 
 describe('daemon catalogue: console copy', () => {
   it('names the same daemons, variables and secrets as the appliance', () => {
