@@ -266,6 +266,15 @@ describe('network', () => {
     legacyFailure(await post('/api/setNetworkInfo', { interfaces: [good, good] }));
     expect(roles()).toEqual(before);
   });
+
+  it('reads a null address, netmask or gateway of a non-static interface as absent (the schema allows null)', async () => {
+    const res = await post('/api/setNetworkInfo', {
+      interfaces: [
+        { name: 'lo', config: { type: 'dhcp', address: null, netmask: null, gateway: null } },
+      ],
+    });
+    expect(res.body).toMatchObject({ status: 201, hasError: false, dry_run: true });
+  });
 });
 
 describe('hostname', () => {

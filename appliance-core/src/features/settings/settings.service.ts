@@ -604,8 +604,8 @@ function interfaceConfig(
       result.gateway = config.gateway;
     }
   } else if (
-    config.address !== undefined ||
-    config.netmask !== undefined ||
+    (config.address !== undefined && config.address !== null) ||
+    (config.netmask !== undefined && config.netmask !== null) ||
     (config.gateway !== undefined && config.gateway !== null && config.gateway !== '')
   ) {
     throw failure(422, `${where}.config: address, netmask and gateway are for static only.`);
