@@ -1,0 +1,103 @@
+/**
+ * Windows sources of the `services` and `eventlog.read` ops. UNTESTED HERE: the tests parse
+ * recorded PowerShell output (agent/test/fixtures/windows-*.json); running PowerShell itself is
+ * exercised only on a Windows host. The PowerShell scripts are constants: arguments from the
+ * appliance are passed as numbers in the script, never as text.
+ */
+import { type EventQuery, type EventRow } from './eventlog.js';
+import { OpError } from './paths.js';
+import { runProgram } from './run.js';
+import { type ServiceRow } from './services.js';
+
+/** Windows event levels onto the event-log scale: LogAlways 0 and Information 4 are info 0. */
+export function severityOfLevel(level: unknown): number {
+  switch (level) {
+    case 1:
+      return 1;
+    case 2:
+      return 2;
+    case 3:
+      return 3;
+    case 5:
+      return 5;
+    default:
+      return 0;
+  }
+}
+
+/** `/Date(1700000000000)/` (Windows PowerShell 5.1) or an ISO date (PowerShell 7). */
+export function parsePsDate(value: unknown): number | null {
+  if (typeof value !== 'string') return null;
+  const legacy = /^\/Date\((-?\d+)\)\/$/.exec(value);
+  if (legacy) return Number(legacy[1]);
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+function asArray(parsed: unknown): Record<string, unknown>[] {
+  const list = Array.isArray(parsed) ? parsed : parsed ? [parsed] : [];
+  return list.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null);
+}
+
+const SERVICE_STATUS: Record<string, ServiceRow['State']> = {
+  '1': 'Stopped',
+  '2': 'Starting',
+  '3': 'Stopping',
+  '4': 'Running',
+  Stopped: 'Stopped',
+  StartPending: 'Starting',
+  StopPending: 'Stopping',
+  Running: 'Running',
+};
+
+/** Parses `Get-Service | Select-Object Name,DisplayName,Status | ConvertTo-Json`. */
+export function parseWindowsServices(json: string): ServiceRow[] {
+  return asArray(JSON.parse(json) as unknown).map((s) => ({
+    Name: typeof s.Name === 'string' ? s.Name : '',
+    DisplayName: typeof s.DisplayName === 'string' ? s.DisplayName : '',
+    State: SERVICE_STATUS[String(s.Status)] ?? 'Unknown',
+  }));
+}
+
+/** Parses `Get-WinEvent ... | Select-Object RecordId,TimeCreated,Id,LogName,ProviderName,Level,Message | ConvertTo-Json`. */
+export function parseWindowsEvents(json: string): EventRow[] {
+  const rows: EventRow[] = [];
+  for (const e of asArray(json.trim() ? (JSON.parse(json) as unknown) : [])) {
+    const timestamp = parsePsDate(e.TimeCreated);
+    if (timestamp === null || typeof e.RecordId !== 'number') continue;
+    rows.push({
+      record_id: e.RecordId,
+      timestamp,
+      event_id: typeof e.Id === 'number' ? e.Id : 0,
+      log: typeof e.LogName === 'string' ? e.LogName : '',
+      source: typeof e.ProviderName === 'string' ? e.ProviderName : '',
+      severity: severityOfLevel(e.Level),
+      data: typeof e.Message === 'string' ? e.Message : '',
+    });
+  }
+  return rows.sort((a, b) => a.timestamp - b.timestamp || a.record_id - b.record_id);
+}
+
+export async function listWindowsServices(): Promise<ServiceRow[]> {
+  const result = await runProgram('powershell.exe', [
+    '-NoProfile',
+    '-NonInteractive',
+    '-Command',
+    'Get-Service | Select-Object Name,DisplayName,Status | ConvertTo-Json -Compress',
+  ]);
+  if (result.code !== 0) throw new OpError('services unavailable: Get-Service failed');
+  return parseWindowsServices(result.stdout);
+}
+
+export async function readWindowsEvents(query: EventQuery): Promise<EventRow[]> {
+  const since = Math.floor(query.since);
+  const until = Math.ceil(query.until);
+  const script =
+    `$s=[DateTimeOffset]::FromUnixTimeMilliseconds(${since}).UtcDateTime;` +
+    `$u=[DateTimeOffset]::FromUnixTimeMilliseconds(${until}).UtcDateTime;` +
+    `Get-WinEvent -FilterHashtable @{LogName='System','Application';StartTime=$s;EndTime=$u} -MaxEvents ${query.max} -Oldest -ErrorAction SilentlyContinue | ` +
+    'Select-Object RecordId,TimeCreated,Id,LogName,ProviderName,Level,Message | ConvertTo-Json -Compress';
+  const result = await runProgram('powershell.exe', ['-NoProfile', '-NonInteractive', '-Command', script]);
+  if (result.code !== 0) throw new OpError('event log unavailable: Get-WinEvent failed');
+  return parseWindowsEvents(result.stdout).slice(0, query.max);
+}
