@@ -35,7 +35,11 @@ function hello(serverId: string, key = adoptionKey, fields: Record<string, unkno
   const nonce = b64u(randomBytes(16));
   return {
     nonce,
-    bytes: encodeHmac(Kind.adoptHello, { server_id: serverId, nonce, iat: now, exp: now + 10_000, ...fields }, sha256(key)),
+    bytes: encodeHmac(
+      Kind.adoptHello,
+      { server_id: serverId, nonce, iat: now, exp: now + 10_000, ...fields },
+      sha256(key),
+    ),
   };
 }
 
@@ -50,7 +54,12 @@ describe('adoption exchange (§6)', () => {
     const replyFrame = parseDatagram((reply as { bytes: Buffer }).bytes);
     expect(replyFrame?.kind).toBe(Kind.adoptReply);
     expect(verifyHmac(replyFrame!, sha256(adoptionKey))).toBe(true);
-    expect(replyFrame?.payload).toMatchObject({ nonce: h.nonce, agent_uuid: state.agentUuid, hostname: 'host-a', public_key: 'agent-public-key' });
+    expect(replyFrame?.payload).toMatchObject({
+      nonce: h.nonce,
+      agent_uuid: state.agentUuid,
+      hostname: 'host-a',
+      public_key: 'agent-public-key',
+    });
 
     const bundle = appliance.bundle({ device_id: 12 });
     const push = encodeSigned(Kind.bundlePush, { nonce: h.nonce, bundle }, appliance.privateKey);
@@ -62,17 +71,32 @@ describe('adoption exchange (§6)', () => {
     expect(state.bundle()).toEqual(bundle);
     expect(state.adoptionKey()).toBeNull();
     // The appliance retrying the same push after a lost ack gets the same ack, nothing changes.
-    expect(adoption.handle(push)).toEqual({ kind: 'ack-again', bytes: (adopted as { bytes: Buffer }).bytes });
+    expect(adoption.handle(push)).toEqual({
+      kind: 'ack-again',
+      bytes: (adopted as { bytes: Buffer }).bytes,
+    });
   });
 
   it('drops a hello under a wrong key, an expired hello, and one naming another appliance once enrolled', () => {
     const { state, adoption } = setup();
-    expect(adoption.handle(hello(appliance.serverId, 'Wrong_key-0123456789').bytes)).toEqual({ kind: 'drop', reason: 'hmac' });
+    expect(adoption.handle(hello(appliance.serverId, 'Wrong_key-0123456789').bytes)).toEqual({
+      kind: 'drop',
+      reason: 'hmac',
+    });
     const now = Date.now();
-    expect(adoption.handle(hello(appliance.serverId, adoptionKey, { iat: now - 60_000, exp: now - 40_000 }).bytes)).toEqual({ kind: 'drop', reason: 'window' });
-    expect(adoption.handle(hello(appliance.serverId, adoptionKey, { exp: now + 31_000 }).bytes)).toEqual({ kind: 'drop', reason: 'validity' });
+    expect(
+      adoption.handle(
+        hello(appliance.serverId, adoptionKey, { iat: now - 60_000, exp: now - 40_000 }).bytes,
+      ),
+    ).toEqual({ kind: 'drop', reason: 'window' });
+    expect(
+      adoption.handle(hello(appliance.serverId, adoptionKey, { exp: now + 31_000 }).bytes),
+    ).toEqual({ kind: 'drop', reason: 'validity' });
     state.storeBundle(fakeAppliance().bundle());
-    expect(adoption.handle(hello(appliance.serverId).bytes)).toEqual({ kind: 'drop', reason: 'enrolled with another appliance' });
+    expect(adoption.handle(hello(appliance.serverId).bytes)).toEqual({
+      kind: 'drop',
+      reason: 'enrolled with another appliance',
+    });
   });
 
   it("drops a push without its hello, signed by another key, or whose key is not the hello's server_id", () => {
@@ -81,11 +105,31 @@ describe('adoption exchange (§6)', () => {
     adoption.handle(h.bytes);
     const other = fakeAppliance();
     // Signed by another appliance, with its own (consistent) bundle: server_id differs from the hello's.
-    expect(adoption.handle(encodeSigned(Kind.bundlePush, { nonce: h.nonce, bundle: other.bundle() }, other.privateKey))).toEqual({ kind: 'drop', reason: 'bundle' });
+    expect(
+      adoption.handle(
+        encodeSigned(Kind.bundlePush, { nonce: h.nonce, bundle: other.bundle() }, other.privateKey),
+      ),
+    ).toEqual({ kind: 'drop', reason: 'bundle' });
     // This appliance's bundle signed by another key.
-    expect(adoption.handle(encodeSigned(Kind.bundlePush, { nonce: h.nonce, bundle: appliance.bundle() }, other.privateKey))).toEqual({ kind: 'drop', reason: 'signature' });
+    expect(
+      adoption.handle(
+        encodeSigned(
+          Kind.bundlePush,
+          { nonce: h.nonce, bundle: appliance.bundle() },
+          other.privateKey,
+        ),
+      ),
+    ).toEqual({ kind: 'drop', reason: 'signature' });
     // No hello with this nonce.
-    expect(adoption.handle(encodeSigned(Kind.bundlePush, { nonce: b64u(randomBytes(16)), bundle: appliance.bundle() }, appliance.privateKey))).toEqual({ kind: 'drop', reason: 'no hello with this nonce' });
+    expect(
+      adoption.handle(
+        encodeSigned(
+          Kind.bundlePush,
+          { nonce: b64u(randomBytes(16)), bundle: appliance.bundle() },
+          appliance.privateKey,
+        ),
+      ),
+    ).toEqual({ kind: 'drop', reason: 'no hello with this nonce' });
     expect(state.bundle()).toBeNull();
     expect(state.adoptionKey()).toBe(adoptionKey);
   });
@@ -93,6 +137,9 @@ describe('adoption exchange (§6)', () => {
   it('without an adoption key nothing answers', () => {
     const { state, adoption } = setup();
     state.deleteAdoptionKey();
-    expect(adoption.handle(hello(appliance.serverId).bytes)).toEqual({ kind: 'drop', reason: 'no adoption key' });
+    expect(adoption.handle(hello(appliance.serverId).bytes)).toEqual({
+      kind: 'drop',
+      reason: 'no adoption key',
+    });
   });
 });

@@ -60,7 +60,8 @@ export class Adoption {
   handle(bytes: Buffer, now = Date.now()): AdoptionOutcome {
     const datagram = parseDatagram(bytes);
     if (!datagram) return { kind: 'drop', reason: 'malformed' };
-    for (const [nonce, entry] of this.pending) if (entry.keepUntil < now) this.pending.delete(nonce);
+    for (const [nonce, entry] of this.pending)
+      if (entry.keepUntil < now) this.pending.delete(nonce);
     if (datagram.kind === Kind.adoptHello) return this.hello(datagram, now);
     if (datagram.kind === Kind.bundlePush) return this.push(datagram);
     return { kind: 'drop', reason: 'kind' };
@@ -78,8 +79,10 @@ export class Adoption {
       return { kind: 'drop', reason: 'server_id' };
     if (typeof nonce !== 'string' || fromB64u(nonce)?.length !== 16)
       return { kind: 'drop', reason: 'nonce' };
-    if (typeof iat !== 'number' || typeof exp !== 'number') return { kind: 'drop', reason: 'times' };
-    if (exp <= iat || exp - iat > MAX_HELLO_VALIDITY_MS) return { kind: 'drop', reason: 'validity' };
+    if (typeof iat !== 'number' || typeof exp !== 'number')
+      return { kind: 'drop', reason: 'times' };
+    if (exp <= iat || exp - iat > MAX_HELLO_VALIDITY_MS)
+      return { kind: 'drop', reason: 'validity' };
     if (now < iat - CLOCK_SKEW_MS || now > exp) return { kind: 'drop', reason: 'window' };
     const current = this.state.bundle();
     if (current && current.server_id !== server_id)
@@ -87,9 +90,17 @@ export class Adoption {
     const known = this.pending.get(nonce);
     if (!known) {
       if (this.pending.size >= MAX_PENDING) return { kind: 'drop', reason: 'busy' };
-      this.pending.set(nonce, { serverId: server_id, key, keepUntil: exp + CLOCK_SKEW_MS, ack: null });
+      this.pending.set(nonce, {
+        serverId: server_id,
+        key,
+        keepUntil: exp + CLOCK_SKEW_MS,
+        ack: null,
+      });
     }
-    return { kind: 'reply', bytes: encodeHmac(Kind.adoptReply, { nonce, ...this.identity() }, key) };
+    return {
+      kind: 'reply',
+      bytes: encodeHmac(Kind.adoptReply, { nonce, ...this.identity() }, key),
+    };
   }
 
   private push(datagram: Datagram): AdoptionOutcome {
@@ -100,9 +111,11 @@ export class Adoption {
     const bundle = parseBundle(p.bundle);
     if (!bundle || bundle.server_id !== entry.serverId) return { kind: 'drop', reason: 'bundle' };
     const publicKey = publicKeyFromB64u(bundle.public_key);
-    if (!publicKey || !verifySigned(datagram, publicKey)) return { kind: 'drop', reason: 'signature' };
+    if (!publicKey || !verifySigned(datagram, publicKey))
+      return { kind: 'drop', reason: 'signature' };
     if (entry.ack) return { kind: 'ack-again', bytes: entry.ack };
-    if (!this.state.storeBundle(bundle)) return { kind: 'drop', reason: 'enrolled with another appliance' };
+    if (!this.state.storeBundle(bundle))
+      return { kind: 'drop', reason: 'enrolled with another appliance' };
     this.state.deleteAdoptionKey();
     entry.ack = encodeHmac(
       Kind.bundleAck,

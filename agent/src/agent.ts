@@ -11,13 +11,7 @@ import { type AgentConfig } from './config.js';
 import { httpsRequest, signedClient, type HttpOptions } from './http-client.js';
 import { loadOrCreateAgentKey, sha256hex, type AgentKey } from './keys.js';
 import { DiskReports } from './ops/disk.js';
-import {
-  agentArch,
-  OpError,
-  osVersion,
-  performOp,
-  reportedHostname,
-} from './ops/index.js';
+import { agentArch, OpError, osVersion, performOp, reportedHostname } from './ops/index.js';
 import { AgentState, parseBundle, type KeyBundle } from './state.js';
 import { installBundle, MAX_BUNDLE_BYTES, verifyUpdate } from './update.js';
 import { ReplayCache, verifyRequest, type AgentRequest } from './verify.js';
@@ -125,7 +119,10 @@ export class Agent {
         return;
       }
       if (outcome.kind === 'adopted')
-        this.log('adoption.adopted', { device_id: outcome.bundle.device_id, server_id: outcome.bundle.server_id });
+        this.log('adoption.adopted', {
+          device_id: outcome.bundle.device_id,
+          server_id: outcome.bundle.server_id,
+        });
       this.socket?.send(outcome.bytes, remote.port, remote.address);
       return;
     }
@@ -168,7 +165,12 @@ export class Agent {
     }
     try {
       const answer = await this.client().post('/api/agent/results', result);
-      this.log('request.answered', { op: request.op, request_id: request.request_id, ok: result.ok, status: answer.status });
+      this.log('request.answered', {
+        op: request.op,
+        request_id: request.request_id,
+        ok: result.ok,
+        status: answer.status,
+      });
     } catch (error) {
       this.log('results.failed', { op: request.op, message: (error as Error).message });
     }
@@ -190,7 +192,11 @@ export class Agent {
   /** Whether --enroll names the token this agent already enrolled with (then it is not re-sent). */
   alreadyEnrolledWith(token: string): boolean {
     const file = this.enrolledTokenFile();
-    return existsSync(file) && readFileSync(file, 'utf8').trim() === sha256hex(token) && !!this.state.bundle();
+    return (
+      existsSync(file) &&
+      readFileSync(file, 'utf8').trim() === sha256hex(token) &&
+      !!this.state.bundle()
+    );
   }
 
   /** POST /api/agent/enroll with the token; throws EnrollmentRefused on 4xx. */
@@ -233,7 +239,9 @@ export class Agent {
       const bundle = parseBundle(answer.json);
       if (!bundle) return { status: 'failed', httpStatus: 200, error: 'malformed key bundle' };
       if (!this.state.storeBundle(bundle)) {
-        this.log('checkin.bundle_refused', { reason: 'server_id differs from the enrolled appliance' });
+        this.log('checkin.bundle_refused', {
+          reason: 'server_id differs from the enrolled appliance',
+        });
         return { status: 'failed', httpStatus: 200, error: 'bundle names another appliance' };
       }
       this.log('checkin.adopted', { device_id: bundle.device_id });
@@ -258,7 +266,8 @@ export class Agent {
     if (this.refusedUpdates.has(id)) return false;
     try {
       const url = new URL(offer.url, bundle.server_url);
-      if (url.origin !== new URL(bundle.server_url).origin) throw new Error('update url is not on the appliance');
+      if (url.origin !== new URL(bundle.server_url).origin)
+        throw new Error('update url is not on the appliance');
       const answer = await httpsRequest('GET', url, {}, null, {
         ...this.httpOptions(),
         maxBodyBytes: MAX_BUNDLE_BYTES,
@@ -294,7 +303,9 @@ export class Agent {
         } catch (error) {
           if (error instanceof EnrollmentRefused) throw error;
           this.log('enroll.retry', { attempt, message: (error as Error).message });
-          await new Promise((resolve) => setTimeout(resolve, Math.min(60_000, 1000 * 2 ** Math.min(attempt, 6))));
+          await new Promise((resolve) =>
+            setTimeout(resolve, Math.min(60_000, 1000 * 2 ** Math.min(attempt, 6))),
+          );
         }
       }
     }
@@ -316,7 +327,9 @@ export class Agent {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await Promise.allSettled([...this.inflight]);
-    await new Promise<void>((resolve) => (this.socket ? this.socket.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) =>
+      this.socket ? this.socket.close(() => resolve()) : resolve(),
+    );
     this.socket = null;
   }
 }

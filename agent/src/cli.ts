@@ -23,7 +23,10 @@ async function main(): Promise<void> {
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.once(signal, () => void agent.stop().then(() => process.exit(0)));
-  stderrLogger('agent.start', { agent_uuid: agent.state.agentUuid, public_key: agent.key.publicB64u });
+  stderrLogger('agent.start', {
+    agent_uuid: agent.state.agentUuid,
+    public_key: agent.key.publicB64u,
+  });
   try {
     await agent.run();
   } catch (error) {

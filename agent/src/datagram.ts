@@ -44,7 +44,9 @@ export function parseDatagram(bytes: Buffer): Datagram | null {
   if (bytes.length !== 8 + n + auth) return null;
   let payload: unknown;
   try {
-    payload = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + n)));
+    payload = JSON.parse(
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + n)),
+    );
   } catch {
     return null;
   }

@@ -56,7 +56,9 @@ export function signedHeaders(
 ): Record<string, string> {
   const timestamp = String(now);
   const nonce = b64u(randomBytes(16));
-  const signature = b64u(ed25519Sign(privateKey, signingString('POST', path, timestamp, nonce, body)));
+  const signature = b64u(
+    ed25519Sign(privateKey, signingString('POST', path, timestamp, nonce, body)),
+  );
   return {
     'X-Agent-Key': publicB64u,
     'X-Agent-Timestamp': timestamp,
@@ -141,7 +143,11 @@ export async function httpsRequest(
           chunks.push(chunk);
         });
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+          }),
         );
         res.on('error', reject);
       },

@@ -37,7 +37,10 @@ export function parseBundle(value: unknown): KeyBundle | null {
   const { server_id, server_url, public_key, allowed_source_ips, device_id, update } = value;
   if (typeof server_id !== 'string' || typeof server_url !== 'string') return null;
   if (typeof public_key !== 'string' || serverIdOf(public_key) !== server_id) return null;
-  if (!Array.isArray(allowed_source_ips) || !allowed_source_ips.every((ip) => typeof ip === 'string'))
+  if (
+    !Array.isArray(allowed_source_ips) ||
+    !allowed_source_ips.every((ip) => typeof ip === 'string')
+  )
     return null;
   if (typeof device_id !== 'number' || !Number.isInteger(device_id)) return null;
   try {

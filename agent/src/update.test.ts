@@ -17,7 +17,11 @@ const release = generateKeyPairSync('ed25519').privateKey;
 const releaseKey = b64u(rawPublicKey(createPublicKey(release)));
 
 /** An agent bundle as the release process makes it (§8): manifest.json, bin/, dist/ in a gzip tar. */
-function makeBundle(version: string, arch = 'amd64', manifest: Record<string, unknown> = {}): Buffer {
+function makeBundle(
+  version: string,
+  arch = 'amd64',
+  manifest: Record<string, unknown> = {},
+): Buffer {
   const root = mkdtempSync(path.join(work, 'src-'));
   writeFileSync(
     path.join(root, 'manifest.json'),
@@ -26,7 +30,11 @@ function makeBundle(version: string, arch = 'amd64', manifest: Record<string, un
   mkdirSync(path.join(root, 'dist'));
   mkdirSync(path.join(root, 'bin'));
   writeFileSync(path.join(root, 'dist', 'cli.js'), `console.log('agent ${version}');\n`);
-  writeFileSync(path.join(root, 'bin', 'netmon-agent'), '#!/bin/sh\nexec node "$(dirname "$0")/../dist/cli.js" "$@"\n', { mode: 0o755 });
+  writeFileSync(
+    path.join(root, 'bin', 'netmon-agent'),
+    '#!/bin/sh\nexec node "$(dirname "$0")/../dist/cli.js" "$@"\n',
+    { mode: 0o755 },
+  );
   const out = path.join(work, `bundle-${version}-${Math.random()}.tar.gz`);
   execFileSync('tar', ['-czf', out, '-C', root, 'manifest.json', 'dist', 'bin']);
   return readFileSync(out);
@@ -58,15 +66,27 @@ describe('update bundles (§8)', () => {
   it('refuses a bad signature: another key, another version or arch signed, a flipped byte', () => {
     const bytes = makeBundle('1.2.0');
     const otherKey = generateKeyPairSync('ed25519').privateKey;
-    expect(verifyUpdate(offerFor(bytes, '1.2.0', 'amd64', otherKey), bytes, context)).toEqual({ ok: false, reason: 'bad signature' });
+    expect(verifyUpdate(offerFor(bytes, '1.2.0', 'amd64', otherKey), bytes, context)).toEqual({
+      ok: false,
+      reason: 'bad signature',
+    });
     const signedForArm = offerFor(bytes, '1.2.0', 'arm64');
-    expect(verifyUpdate(signedForArm, bytes, context)).toEqual({ ok: false, reason: 'bad signature' });
+    expect(verifyUpdate(signedForArm, bytes, context)).toEqual({
+      ok: false,
+      reason: 'bad signature',
+    });
     const good = offerFor(bytes, '1.2.0');
     const sig = Buffer.from(good.signature, 'base64url');
     sig[10] = (sig[10] ?? 0) ^ 1;
-    expect(verifyUpdate({ ...good, signature: b64u(sig) }, bytes, context)).toEqual({ ok: false, reason: 'bad signature' });
+    expect(verifyUpdate({ ...good, signature: b64u(sig) }, bytes, context)).toEqual({
+      ok: false,
+      reason: 'bad signature',
+    });
     // The appliance's key (or any key but the release key) never makes code trusted.
-    expect(verifyUpdate({ ...good, version: '1.2.1' }, bytes, context)).toEqual({ ok: false, reason: 'bad signature' });
+    expect(verifyUpdate({ ...good, version: '1.2.1' }, bytes, context)).toEqual({
+      ok: false,
+      reason: 'bad signature',
+    });
   });
 
   it('refuses a wrong sha256 (bytes changed after signing), and no release key at all', () => {
@@ -74,8 +94,14 @@ describe('update bundles (§8)', () => {
     const offer = offerFor(bytes, '1.3.0');
     const changed = Buffer.concat([bytes, Buffer.from([0])]);
     expect(verifyUpdate(offer, changed, context)).toEqual({ ok: false, reason: 'sha256 mismatch' });
-    expect(verifyUpdate(offer, bytes, { ...context, releaseKey: undefined })).toEqual({ ok: false, reason: 'no release key configured' });
-    expect(verifyUpdate(offerFor(bytes, '1.0.0'), bytes, context)).toEqual({ ok: false, reason: 'already running' });
+    expect(verifyUpdate(offer, bytes, { ...context, releaseKey: undefined })).toEqual({
+      ok: false,
+      reason: 'no release key configured',
+    });
+    expect(verifyUpdate(offerFor(bytes, '1.0.0'), bytes, context)).toEqual({
+      ok: false,
+      reason: 'already running',
+    });
   });
 
   it('refuses a manifest naming another version, and unsafe tar entries', () => {

@@ -39,7 +39,11 @@ export function verifyUpdate(
   const signature = fromB64u(offer.signature);
   if (
     !signature ||
-    !ed25519Verify(releaseKey, updateSigningString(offer.version, context.arch, offer.sha256), signature)
+    !ed25519Verify(
+      releaseKey,
+      updateSigningString(offer.version, context.arch, offer.sha256),
+      signature,
+    )
   )
     return { ok: false, reason: 'bad signature' };
   return { ok: true };
@@ -87,7 +91,8 @@ export function readTar(tar: Buffer): TarEntry[] {
       throw new Error(`unsafe path in bundle: ${name}`);
     const mode = parseInt(field(header, 100, 8).trim() || '644', 8) & 0o755;
     if (typeflag === '0' || typeflag === '\0') entries.push({ name, type: 'file', mode, data });
-    else if (typeflag === '5') entries.push({ name: name.replace(/\/$/, ''), type: 'dir', mode, data });
+    else if (typeflag === '5')
+      entries.push({ name: name.replace(/\/$/, ''), type: 'dir', mode, data });
     else throw new Error(`unsupported entry type ${JSON.stringify(typeflag)} in bundle: ${name}`);
   }
   return entries;
@@ -103,7 +108,11 @@ export function installBundle(
   const manifestEntry = entries.find((e) => e.name === 'manifest.json' && e.type === 'file');
   if (!manifestEntry) throw new Error('bundle has no manifest.json');
   const manifest = JSON.parse(manifestEntry.data.toString('utf8')) as Record<string, unknown>;
-  if (manifest.name !== 'netmon-agent' || manifest.version !== offer.version || manifest.arch !== context.arch)
+  if (
+    manifest.name !== 'netmon-agent' ||
+    manifest.version !== offer.version ||
+    manifest.arch !== context.arch
+  )
     throw new Error('manifest.json does not name this version and arch');
   const versions = path.join(context.stateDir, 'versions');
   const target = path.join(versions, offer.version);

@@ -34,38 +34,74 @@ describe('verification of appliance requests (kind 1)', () => {
   it('refuses one past its validity window, one too long, and one from the future', () => {
     const now = Date.now();
     const expired = appliance.request({ agent_uuid: agentUuid, iat: now - 40_000, exp: now - 1 });
-    expect(verifyRequest(expired.bytes, '127.0.0.1', context(bundle))).toEqual({ ok: false, reason: 'window' });
+    expect(verifyRequest(expired.bytes, '127.0.0.1', context(bundle))).toEqual({
+      ok: false,
+      reason: 'window',
+    });
     const tooLong = appliance.request({ agent_uuid: agentUuid, iat: now, exp: now + 60_001 });
-    expect(verifyRequest(tooLong.bytes, '127.0.0.1', context(bundle))).toEqual({ ok: false, reason: 'validity' });
-    const future = appliance.request({ agent_uuid: agentUuid, iat: now + 31_000, exp: now + 60_000 });
-    expect(verifyRequest(future.bytes, '127.0.0.1', context(bundle))).toEqual({ ok: false, reason: 'window' });
-    const skewed = appliance.request({ agent_uuid: agentUuid, iat: now + 29_000, exp: now + 59_000 });
+    expect(verifyRequest(tooLong.bytes, '127.0.0.1', context(bundle))).toEqual({
+      ok: false,
+      reason: 'validity',
+    });
+    const future = appliance.request({
+      agent_uuid: agentUuid,
+      iat: now + 31_000,
+      exp: now + 60_000,
+    });
+    expect(verifyRequest(future.bytes, '127.0.0.1', context(bundle))).toEqual({
+      ok: false,
+      reason: 'window',
+    });
+    const skewed = appliance.request({
+      agent_uuid: agentUuid,
+      iat: now + 29_000,
+      exp: now + 59_000,
+    });
     expect(verifyRequest(skewed.bytes, '127.0.0.1', context(bundle)).ok).toBe(true);
   });
 
   it("refuses one signed by another appliance's key, even naming this server_id", () => {
     const other = fakeAppliance();
     const forged = other.request({ agent_uuid: agentUuid, server_id: appliance.serverId });
-    expect(verifyRequest(forged.bytes, '127.0.0.1', context(bundle))).toEqual({ ok: false, reason: 'signature' });
+    expect(verifyRequest(forged.bytes, '127.0.0.1', context(bundle))).toEqual({
+      ok: false,
+      reason: 'signature',
+    });
     const own = other.request({ agent_uuid: agentUuid });
-    expect(verifyRequest(own.bytes, '127.0.0.1', context(bundle))).toEqual({ ok: false, reason: 'signature' });
+    expect(verifyRequest(own.bytes, '127.0.0.1', context(bundle))).toEqual({
+      ok: false,
+      reason: 'signature',
+    });
   });
 
   it('refuses a wrong server_id, a wrong agent_uuid and a wrong source address', () => {
     const wrongServer = appliance.request({ agent_uuid: agentUuid, server_id: '0'.repeat(32) });
-    expect(verifyRequest(wrongServer.bytes, '127.0.0.1', context(bundle))).toEqual({ ok: false, reason: 'server_id' });
+    expect(verifyRequest(wrongServer.bytes, '127.0.0.1', context(bundle))).toEqual({
+      ok: false,
+      reason: 'server_id',
+    });
     const wrongAgent = appliance.request({ agent_uuid: 'someone-else' });
-    expect(verifyRequest(wrongAgent.bytes, '127.0.0.1', context(bundle))).toEqual({ ok: false, reason: 'agent_uuid' });
+    expect(verifyRequest(wrongAgent.bytes, '127.0.0.1', context(bundle))).toEqual({
+      ok: false,
+      reason: 'agent_uuid',
+    });
     const good = appliance.request({ agent_uuid: agentUuid });
-    expect(verifyRequest(good.bytes, '127.0.0.2', context(bundle))).toEqual({ ok: false, reason: 'source not allowed' });
+    expect(verifyRequest(good.bytes, '127.0.0.2', context(bundle))).toEqual({
+      ok: false,
+      reason: 'source not allowed',
+    });
     expect(verifyRequest(good.bytes, '::ffff:127.0.0.1', context(bundle)).ok).toBe(true);
   });
 
   it('refuses everything before enrollment, and malformed frames', () => {
     const { bytes } = appliance.request({ agent_uuid: agentUuid });
     expect(verifyRequest(bytes, '127.0.0.1', { ...context(bundle), bundle: null }).ok).toBe(false);
-    expect(verifyRequest(bytes.subarray(0, bytes.length - 1), '127.0.0.1', context(bundle))).toEqual({ ok: false, reason: 'malformed' });
-    expect(verifyRequest(Buffer.concat([bytes, Buffer.from([0])]), '127.0.0.1', context(bundle))).toEqual({ ok: false, reason: 'malformed' });
+    expect(
+      verifyRequest(bytes.subarray(0, bytes.length - 1), '127.0.0.1', context(bundle)),
+    ).toEqual({ ok: false, reason: 'malformed' });
+    expect(
+      verifyRequest(Buffer.concat([bytes, Buffer.from([0])]), '127.0.0.1', context(bundle)),
+    ).toEqual({ ok: false, reason: 'malformed' });
   });
 
   it('the replay cache is bounded and refuses rather than forgets a live id', () => {

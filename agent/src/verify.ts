@@ -48,7 +48,8 @@ export class ReplayCache {
 
 /** Compares addresses as IPs (an IPv4-mapped IPv6 source matches its IPv4 form). */
 export function sameAddress(a: string, b: string): boolean {
-  const strip = (ip: string) => (ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip);
+  const strip = (ip: string) =>
+    ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
   return strip(a).toLowerCase() === strip(b).toLowerCase();
 }
 
@@ -71,11 +72,17 @@ export function verifyRequest(
   const publicKey = publicKeyFromB64u(bundle.public_key);
   if (!publicKey || !verifySigned(datagram, publicKey)) return { ok: false, reason: 'signature' };
   const p = datagram.payload as Partial<Record<keyof AgentRequest, unknown>> | null;
-  if (typeof p !== 'object' || p === null || Array.isArray(p)) return { ok: false, reason: 'payload' };
+  if (typeof p !== 'object' || p === null || Array.isArray(p))
+    return { ok: false, reason: 'payload' };
   if (p.server_id !== bundle.server_id) return { ok: false, reason: 'server_id' };
   if (p.agent_uuid !== agentUuid) return { ok: false, reason: 'agent_uuid' };
   const { iat, exp, request_id, op } = p;
-  if (typeof iat !== 'number' || typeof exp !== 'number' || !Number.isFinite(iat) || !Number.isFinite(exp))
+  if (
+    typeof iat !== 'number' ||
+    typeof exp !== 'number' ||
+    !Number.isFinite(iat) ||
+    !Number.isFinite(exp)
+  )
     return { ok: false, reason: 'times' };
   if (exp - iat < 1 || exp - iat > MAX_VALIDITY_MS) return { ok: false, reason: 'validity' };
   if (now < iat - CLOCK_SKEW_MS || now > exp) return { ok: false, reason: 'window' };

@@ -37,27 +37,64 @@ export function makeCertificate(): { key: string; cert: string } {
   try {
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-        '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'), '-days', '2',
-        '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+        '-days',
+        '2',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
       { stdio: 'ignore' },
     );
-    return { key: readFileSync(path.join(dir, 'key.pem'), 'utf8'), cert: readFileSync(path.join(dir, 'cert.pem'), 'utf8') };
+    return {
+      key: readFileSync(path.join(dir, 'key.pem'), 'utf8'),
+      cert: readFileSync(path.join(dir, 'cert.pem'), 'utf8'),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-function checkSignature(pathname: string, headers: Record<string, string | string[] | undefined>, body: Buffer): boolean {
+function checkSignature(
+  pathname: string,
+  headers: Record<string, string | string[] | undefined>,
+  body: Buffer,
+): boolean {
   const key = headers['x-agent-key'];
   const ts = headers['x-agent-timestamp'];
   const nonce = headers['x-agent-nonce'];
   const sig = headers['x-agent-signature'];
-  if (typeof key !== 'string' || typeof ts !== 'string' || typeof nonce !== 'string' || typeof sig !== 'string') return false;
+  if (
+    typeof key !== 'string' ||
+    typeof ts !== 'string' ||
+    typeof nonce !== 'string' ||
+    typeof sig !== 'string'
+  )
+    return false;
   if (Math.abs(Number(ts) - Date.now()) > 120_000) return false;
   try {
-    const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key }, format: 'jwk' });
-    return verify(null, Buffer.from(signingString('POST', pathname, ts, nonce, body)), publicKey, Buffer.from(sig, 'base64url'));
+    const publicKey = createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: key },
+      format: 'jwk',
+    });
+    return verify(
+      null,
+      Buffer.from(signingString('POST', pathname, ts, nonce, body)),
+      publicKey,
+      Buffer.from(sig, 'base64url'),
+    );
   } catch {
     return false;
   }

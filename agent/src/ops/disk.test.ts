@@ -26,7 +26,12 @@ describe('disk usage', () => {
     const usage = folderUsage(root, 2);
     const linkSize = path.join('/etc/passwd').length; // a symlink counts as itself
     expect(usage.size).toBe(1000 + 2500 + 300 + 777 + 11 + linkSize);
-    expect(usage.children.map((c) => path.basename(c.path))).toEqual(['a', 'b.bin', ';id $(id) -rf', 'link']);
+    expect(usage.children.map((c) => path.basename(c.path))).toEqual([
+      'a',
+      'b.bin',
+      ';id $(id) -rf',
+      'link',
+    ]);
     const a = usage.children[0];
     expect(a?.size).toBe(3800);
     expect(a?.children.map((c) => [path.basename(c.path), c.size])).toEqual([
@@ -56,7 +61,9 @@ describe('disk usage', () => {
 
   it('lists local mounts from /proc/mounts, decoding escapes', () => {
     expect(
-      localMounts('/dev/sda1 / ext4 rw 0 0\nproc /proc proc rw 0 0\n/dev/sdb1 /mnt/my\\040disk xfs rw 0 0\n'),
+      localMounts(
+        '/dev/sda1 / ext4 rw 0 0\nproc /proc proc rw 0 0\n/dev/sdb1 /mnt/my\\040disk xfs rw 0 0\n',
+      ),
     ).toEqual(['/', '/mnt/my disk']);
   });
 });

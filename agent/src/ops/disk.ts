@@ -94,7 +94,9 @@ export function localMounts(mountsText: string): string[] {
   for (const line of mountsText.split('\n')) {
     const [, point, type] = line.split(' ');
     if (!point || !type || !LOCAL_FILESYSTEMS.has(type)) continue;
-    points.add(point.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))));
+    points.add(
+      point.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))),
+    );
   }
   return [...points].sort();
 }
@@ -103,7 +105,10 @@ export class DiskReports {
   private last: UsageNode[] | null = null;
   private running: Promise<void> | null = null;
 
-  constructor(private readonly mounts: () => string[] = () => localMounts(readFileSync('/proc/mounts', 'utf8'))) {}
+  constructor(
+    private readonly mounts: () => string[] = () =>
+      localMounts(readFileSync('/proc/mounts', 'utf8')),
+  ) {}
 
   /** Starts a scan in the background (one at a time) and answers at once. */
   generate(): { started: true } {

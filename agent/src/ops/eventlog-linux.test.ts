@@ -10,7 +10,10 @@ import { parseEventArgs } from './eventlog.js';
 import { readJournal, severityOfPriority } from './eventlog-linux.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../test/fixtures');
-const journalRemote = ['/usr/lib/systemd/systemd-journal-remote', '/lib/systemd/systemd-journal-remote'].find(existsSync);
+const journalRemote = [
+  '/usr/lib/systemd/systemd-journal-remote',
+  '/lib/systemd/systemd-journal-remote',
+].find(existsSync);
 const hasJournalctl = (() => {
   try {
     execFileSync('journalctl', ['--version']);
@@ -28,7 +31,11 @@ beforeAll(() => {
   journalFile = path.join(work, 'fixture.journal');
   if (journalRemote) {
     // Built at test time from the export-format fixture (systemd-journal-remote, setup-debian.sh).
-    execFileSync(journalRemote, [`--output=${journalFile}`, path.join(fixtures, 'journal.export')], { stdio: 'ignore' });
+    execFileSync(
+      journalRemote,
+      [`--output=${journalFile}`, path.join(fixtures, 'journal.export')],
+      { stdio: 'ignore' },
+    );
   } else {
     // Without the tool: the same entries, checked in as a journal file built from journal.export.
     writeFileSync(journalFile, gunzipSync(readFileSync(path.join(fixtures, 'journal.journal.gz'))));
@@ -39,7 +46,10 @@ const base = 1764800000000; // ms of the fixture's first entry
 
 describe.runIf(hasJournalctl)('journal entries through journalctl --file', () => {
   it('maps every priority onto the event-log scale exactly', async () => {
-    const rows = await readJournal({ since: base, until: base + 10_000, max: 100, query: 'System' }, { file: journalFile });
+    const rows = await readJournal(
+      { since: base, until: base + 10_000, max: 100, query: 'System' },
+      { file: journalFile },
+    );
     expect(rows.map((r) => [r.data, r.severity])).toEqual([
       ['priority 0 emerg', 1],
       ['priority 1 alert', 1],
@@ -66,20 +76,33 @@ describe.runIf(hasJournalctl)('journal entries through journalctl --file', () =>
   });
 
   it('reads oldest first within [since, until] and stops at max', async () => {
-    const window = await readJournal({ since: base + 3000, until: base + 5000, max: 100, query: '' }, { file: journalFile });
+    const window = await readJournal(
+      { since: base + 3000, until: base + 5000, max: 100, query: '' },
+      { file: journalFile },
+    );
     expect(window.map((r) => r.timestamp)).toEqual([base + 3000, base + 4000, base + 5000]);
-    const capped = await readJournal({ since: base, until: base + 10_000, max: 2, query: '' }, { file: journalFile });
+    const capped = await readJournal(
+      { since: base, until: base + 10_000, max: 2, query: '' },
+      { file: journalFile },
+    );
     expect(capped.map((r) => r.data)).toEqual(['priority 0 emerg', 'priority 1 alert']);
   });
 });
 
 describe('eventlog arguments and priorities', () => {
   it('maps priorities without journalctl too', () => {
-    expect(['0', '1', '2', '3', '4', '5', '6', '7', undefined, 'x'].map(severityOfPriority)).toEqual([1, 1, 1, 2, 3, 0, 0, 5, 0, 0]);
+    expect(
+      ['0', '1', '2', '3', '4', '5', '6', '7', undefined, 'x'].map(severityOfPriority),
+    ).toEqual([1, 1, 1, 2, 3, 0, 0, 5, 0, 0]);
   });
 
   it('validates since, until and max, capping max at 5,000', () => {
-    expect(parseEventArgs({ since: 1, until: 2, max: 99_999, query: 'System' })).toEqual({ since: 1, until: 2, max: 5000, query: 'System' });
+    expect(parseEventArgs({ since: 1, until: 2, max: 99_999, query: 'System' })).toEqual({
+      since: 1,
+      until: 2,
+      max: 5000,
+      query: 'System',
+    });
     expect(() => parseEventArgs({ since: 'yesterday' })).toThrow(/since/);
     expect(() => parseEventArgs({ since: 5, until: 1 })).toThrow(/until/);
     expect(() => parseEventArgs({ since: 1, until: 2, max: 0 })).toThrow(/max/);

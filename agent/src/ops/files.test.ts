@@ -32,7 +32,7 @@ describe('file and folder deletion', () => {
     expect(existsSync(target)).toBe(true);
   });
 
-  it("deletes a folder recursively but never /, the state dir or a folder holding it", () => {
+  it('deletes a folder recursively but never /, the state dir or a folder holding it', () => {
     const state = path.join(root, 'holder', 'state');
     mkdirSync(state, { recursive: true });
     const folder = path.join(root, '$(id);-x');
@@ -42,8 +42,12 @@ describe('file and folder deletion', () => {
     expect(existsSync(folder)).toBe(false);
     expect(() => deleteFolder('/', state)).toThrow('refusing to delete /');
     expect(() => deleteFolder(state, state)).toThrow("refusing to delete the agent's state dir");
-    expect(() => deleteFolder(path.join(root, 'holder'), state)).toThrow("refusing to delete the agent's state dir");
-    expect(() => deleteFolder(`${state}/../../holder`, state)).toThrow("refusing to delete the agent's state dir");
+    expect(() => deleteFolder(path.join(root, 'holder'), state)).toThrow(
+      "refusing to delete the agent's state dir",
+    );
+    expect(() => deleteFolder(`${state}/../../holder`, state)).toThrow(
+      "refusing to delete the agent's state dir",
+    );
     expect(existsSync(state)).toBe(true);
     expect(() => deleteFolder(path.join(root, 'target'), state)).toThrow(/not a folder/);
   });

@@ -23,7 +23,9 @@ export function agentArch(): 'amd64' | 'arm64' {
 export function osVersion(): string {
   if (process.platform === 'linux') {
     try {
-      const pretty = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(readFileSync('/etc/os-release', 'utf8'))?.[1];
+      const pretty = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(
+        readFileSync('/etc/os-release', 'utf8'),
+      )?.[1];
       if (pretty) return `${pretty} (${release()})`.slice(0, 128);
     } catch {
       // fall through
@@ -34,7 +36,9 @@ export function osVersion(): string {
 
 /** Hostname as the check-in body allows it: printable ASCII without angle brackets, max 255. */
 export function reportedHostname(): string {
-  const name = hostname().replace(/[^\x20-\x7e]|[<>]/g, '').slice(0, 255);
+  const name = hostname()
+    .replace(/[^\x20-\x7e]|[<>]/g, '')
+    .slice(0, 255);
   return name || 'localhost';
 }
 

@@ -23,7 +23,10 @@ const CLOCK_TICKS = 100;
 function userNames(procRoot: string): Map<number, string> {
   const names = new Map<number, string>();
   try {
-    const passwd = readFileSync(procRoot === '/proc' ? '/etc/passwd' : `${procRoot}/../passwd`, 'utf8');
+    const passwd = readFileSync(
+      procRoot === '/proc' ? '/etc/passwd' : `${procRoot}/../passwd`,
+      'utf8',
+    );
     for (const line of passwd.split('\n')) {
       const [name, , uid] = line.split(':');
       if (name && uid && /^\d+$/.test(uid)) names.set(Number(uid), name);
@@ -90,7 +93,10 @@ export function listProcesses(procRoot = '/proc'): ProcessRow[] {
       const rssKb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
       let command = '';
       try {
-        command = readFileSync(`${dir}/cmdline`).toString('utf8').replace(/\0+$/, '').replace(/\0/g, ' ');
+        command = readFileSync(`${dir}/cmdline`)
+          .toString('utf8')
+          .replace(/\0+$/, '')
+          .replace(/\0/g, ' ');
       } catch {
         command = '';
       }

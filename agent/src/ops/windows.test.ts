@@ -11,7 +11,9 @@ const fixtures = path.resolve(import.meta.dirname, '../../test/fixtures');
 // Recorded PowerShell output: the Windows code paths that run PowerShell are untested here.
 describe('Windows sources (recorded fixtures)', () => {
   it('maps Get-Service status codes onto the protocol states', () => {
-    const rows = parseWindowsServices(readFileSync(path.join(fixtures, 'windows-services.json'), 'utf8'));
+    const rows = parseWindowsServices(
+      readFileSync(path.join(fixtures, 'windows-services.json'), 'utf8'),
+    );
     expect(rows.map((r) => [r.Name, r.State])).toEqual([
       ['Dnscache', 'Running'],
       ['Spooler', 'Stopped'],
@@ -25,7 +27,9 @@ describe('Windows sources (recorded fixtures)', () => {
   });
 
   it('maps Windows levels onto the event-log scale, oldest first', () => {
-    const rows = parseWindowsEvents(readFileSync(path.join(fixtures, 'windows-events.json'), 'utf8'));
+    const rows = parseWindowsEvents(
+      readFileSync(path.join(fixtures, 'windows-events.json'), 'utf8'),
+    );
     expect(rows.map((r) => [r.record_id, r.severity])).toEqual([
       [1001, 1],
       [1002, 0],
@@ -34,7 +38,12 @@ describe('Windows sources (recorded fixtures)', () => {
       [1005, 0],
       [1006, 5],
     ]);
-    expect(rows[0]).toMatchObject({ timestamp: 1764800000000, event_id: 41, log: 'System', source: 'Microsoft-Windows-Kernel-Power' });
+    expect(rows[0]).toMatchObject({
+      timestamp: 1764800000000,
+      event_id: 41,
+      log: 'System',
+      source: 'Microsoft-Windows-Kernel-Power',
+    });
     expect(parsePsDate('2026-12-04T00:00:00Z')).toBe(Date.UTC(2026, 11, 4));
   });
 });

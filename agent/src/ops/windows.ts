@@ -97,7 +97,12 @@ export async function readWindowsEvents(query: EventQuery): Promise<EventRow[]> 
     `$u=[DateTimeOffset]::FromUnixTimeMilliseconds(${until}).UtcDateTime;` +
     `Get-WinEvent -FilterHashtable @{LogName='System','Application';StartTime=$s;EndTime=$u} -MaxEvents ${query.max} -Oldest -ErrorAction SilentlyContinue | ` +
     'Select-Object RecordId,TimeCreated,Id,LogName,ProviderName,Level,Message | ConvertTo-Json -Compress';
-  const result = await runProgram('powershell.exe', ['-NoProfile', '-NonInteractive', '-Command', script]);
+  const result = await runProgram('powershell.exe', [
+    '-NoProfile',
+    '-NonInteractive',
+    '-Command',
+    script,
+  ]);
   if (result.code !== 0) throw new OpError('event log unavailable: Get-WinEvent failed');
   return parseWindowsEvents(result.stdout).slice(0, query.max);
 }
