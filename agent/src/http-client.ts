@@ -86,7 +86,7 @@ async function openTls(url: URL, options: HttpOptions): Promise<TLSSocket> {
       () => socket.destroy(new Error('TLS connect timed out')),
       options.timeoutMs ?? 10_000,
     );
-    socket.once('error', (error) => {
+    socket.once('error', (error: Error) => {
       clearTimeout(timer);
       reject(error);
     });

@@ -53,7 +53,7 @@ export function parseBundle(value: unknown): KeyBundle | null {
     server_id,
     server_url,
     public_key,
-    allowed_source_ips: allowed_source_ips as string[],
+    allowed_source_ips: allowed_source_ips,
     device_id,
   };
   if (update !== undefined) {

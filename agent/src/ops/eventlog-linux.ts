@@ -24,7 +24,7 @@ export function severityOfPriority(priority: unknown): number {
 function text(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (Array.isArray(value) && value.every((b) => typeof b === 'number'))
-    return Buffer.from(value as number[]).toString('utf8');
+    return Buffer.from(value).toString('utf8');
   return undefined;
 }
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { arch as osArch, hostname, release, type } from 'node:os';
 
-import { DiskReports, folderUsage } from './disk.js';
+import { type DiskReports, folderUsage } from './disk.js';
 import { parseEventArgs } from './eventlog.js';
 import { readJournal } from './eventlog-linux.js';
 import { deleteFile, deleteFolder } from './files.js';

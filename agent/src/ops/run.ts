@@ -27,7 +27,7 @@ export function runProgram(
           return;
         }
         if (error && typeof error.code !== 'number') {
-          reject(error);
+          reject(error instanceof Error ? error : new Error('execFile failed'));
           return;
         }
         resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
