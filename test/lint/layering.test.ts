@@ -179,21 +179,33 @@ describe('layering: agent', () => {
       const depth = file.split('/').length - 1;
       const up = '../'.repeat(depth);
       expect(
-        await ruleIds(file, `import { Agent } from '${up}agent/src/agent.js';\nexport const A = Agent;\n`),
+        await ruleIds(
+          file,
+          `import { Agent } from '${up}agent/src/agent.js';\nexport const A = Agent;\n`,
+        ),
         file,
       ).toContain(restrictedPaths);
     }
     expect(
-      await ruleIds('agent/src/x.ts', "import { Agent } from './agent.js';\nexport const A = Agent;\n"),
+      await ruleIds(
+        'agent/src/x.ts',
+        "import { Agent } from './agent.js';\nexport const A = Agent;\n",
+      ),
     ).not.toContain(restrictedPaths);
   });
 
   it('agent/ uses only Node built-ins', async () => {
     expect(
-      await ruleIds('agent/src/x.ts', "import Fastify from 'fastify';\nexport const f = Fastify;\n"),
+      await ruleIds(
+        'agent/src/x.ts',
+        "import Fastify from 'fastify';\nexport const f = Fastify;\n",
+      ),
     ).toContain(restrictedImports);
     expect(
-      await ruleIds('agent/src/x.ts', "import { createHash } from 'node:crypto';\nexport const h = createHash;\n"),
+      await ruleIds(
+        'agent/src/x.ts',
+        "import { createHash } from 'node:crypto';\nexport const h = createHash;\n",
+      ),
     ).not.toContain(restrictedImports);
   });
 });
