@@ -22,8 +22,8 @@ describe('disk usage', () => {
   file(';id $(id) -rf/x.bin', 11);
   symlinkSync('/etc/passwd', path.join(root, 'link'));
 
-  it('sums exact sizes and lists children largest first to the depth', () => {
-    const usage = folderUsage(root, 2);
+  it('sums exact sizes and lists children largest first to the depth', async () => {
+    const usage = await folderUsage(root, 2);
     const linkSize = path.join('/etc/passwd').length; // a symlink counts as itself
     expect(usage.size).toBe(1000 + 2500 + 300 + 777 + 11 + linkSize);
     expect(usage.children.map((c) => path.basename(c.path))).toEqual([
@@ -42,13 +42,13 @@ describe('disk usage', () => {
     expect(a?.children[0]?.children).toEqual([]);
   });
 
-  it('takes paths literally: shell syntax is a name, relative and NUL paths are refused', () => {
-    const weird = folderUsage(path.join(root, ';id $(id) -rf'));
+  it('takes paths literally: shell syntax is a name, relative and NUL paths are refused', async () => {
+    const weird = await folderUsage(path.join(root, ';id $(id) -rf'));
     expect(weird.size).toBe(11);
-    expect(() => folderUsage('relative/path')).toThrow('path must be absolute');
-    expect(() => folderUsage(`${root}\0/etc`)).toThrow('path must not contain NUL');
-    expect(() => folderUsage(path.join(root, '$(id)'))).toThrow(/folder not found/);
-    expect(() => folderUsage('~')).toThrow('path must be absolute');
+    await expect(folderUsage('relative/path')).rejects.toThrow('path must be absolute');
+    await expect(folderUsage(`${root}\0/etc`)).rejects.toThrow('path must not contain NUL');
+    await expect(folderUsage(path.join(root, '$(id)'))).rejects.toThrow(/folder not found/);
+    await expect(folderUsage('~')).rejects.toThrow('path must be absolute');
   });
 
   it('keeps the last generated report; detail fails before the first', async () => {

@@ -5,7 +5,8 @@
  * report lists children to the given depth, at most 200 per folder, largest first. Symbolic links
  * are counted as themselves and never followed; a scan stays on the folder's filesystem.
  */
-import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 
 import { OpError, requirePath } from './paths.js';
@@ -22,10 +23,14 @@ interface Budget {
   entries: number;
 }
 
-function walk(dir: string, dev: number, depth: number, budget: Budget): UsageNode {
+/**
+ * Walks a folder with the asynchronous fs API, so a scan of a whole filesystem never blocks the
+ * agent's event loop (it keeps answering requests and checking in meanwhile).
+ */
+async function walk(dir: string, dev: number, depth: number, budget: Budget): Promise<UsageNode> {
   let names: string[] = [];
   try {
-    names = readdirSync(dir);
+    names = await readdir(dir);
   } catch {
     names = [];
   }
@@ -36,13 +41,13 @@ function walk(dir: string, dev: number, depth: number, budget: Budget): UsageNod
     const full = path.join(dir, name);
     let stat;
     try {
-      stat = lstatSync(full);
+      stat = await lstat(full);
     } catch {
       continue;
     }
     let node: UsageNode;
     if (stat.isDirectory() && stat.dev === dev) {
-      node = walk(full, dev, depth - 1, budget);
+      node = await walk(full, dev, depth - 1, budget);
     } else if (stat.isDirectory()) {
       continue; // another filesystem mounted below: it has its own entry in disk.generate
     } else {
@@ -60,11 +65,15 @@ function walk(dir: string, dev: number, depth: number, budget: Budget): UsageNod
 }
 
 /** Usage of one folder: its total size and its children to `depth` levels. */
-export function folderUsage(value: unknown, depth = 2, maxEntries = 5_000_000): UsageNode {
+export async function folderUsage(
+  value: unknown,
+  depth = 2,
+  maxEntries = 5_000_000,
+): Promise<UsageNode> {
   const dir = requirePath(value);
   let stat;
   try {
-    stat = lstatSync(dir);
+    stat = await lstat(dir);
   } catch {
     throw new OpError(`folder not found: ${dir}`);
   }
@@ -113,18 +122,17 @@ export class DiskReports {
   /** Starts a scan in the background (one at a time) and answers at once. */
   generate(): { started: true } {
     if (!this.running) {
-      this.running = new Promise<void>((resolve) => {
-        setImmediate(() => {
-          try {
-            this.last = this.mounts().map((point) => folderUsage(point, 3));
-          } catch {
-            this.last = this.last ?? [];
-          } finally {
-            this.running = null;
-            resolve();
-          }
-        });
-      });
+      this.running = (async () => {
+        try {
+          const report: UsageNode[] = [];
+          for (const point of this.mounts()) report.push(await folderUsage(point, 3));
+          this.last = report;
+        } catch {
+          this.last = this.last ?? [];
+        } finally {
+          this.running = null;
+        }
+      })();
     }
     return { started: true };
   }

@@ -16,8 +16,14 @@ export interface ServiceRow {
 
 export const NO_SYSTEMD = 'services unavailable: no systemd';
 
-/** systemd's own test for "booted with systemd" (sd_booted). */
-export function systemdRuns(root = '/run/systemd/system'): boolean {
+/**
+ * systemd's own test for "booted with systemd" (sd_booted). NETMON_AGENT_SYSTEMD_DIR names another
+ * folder to test: the end-to-end tests point it (with a stand-in `systemctl` on PATH) at a folder of
+ * their own, since no systemd runs where they do.
+ */
+export function systemdRuns(
+  root = process.env.NETMON_AGENT_SYSTEMD_DIR ?? '/run/systemd/system',
+): boolean {
   return existsSync(root);
 }
 
