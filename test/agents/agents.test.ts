@@ -5,7 +5,16 @@
  * address, which is also its check-ins' source address.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, generateKeyPairSync, sign as sign_, type KeyObject } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -392,4 +401,56 @@ describe.runIf(journalRemote)('trackers filled through the agent', () => {
       ['e2e priority 3', 2],
     ]);
   }, 90_000);
+});
+
+describe('updates staged on the appliance', () => {
+  it('refuses a bad signature and a wrong sha256, applies a good one (downloaded through the signed URL)', async () => {
+    const arch = process.arch === 'arm64' ? 'arm64' : 'amd64';
+    const release = generateKeyPairSync('ed25519');
+    const releaseKey = (release.publicKey.export({ format: 'jwk' }).x as string) ?? '';
+    const src = mkdtempSync(path.join(work, 'bundle-'));
+    writeFileSync(
+      path.join(src, 'manifest.json'),
+      JSON.stringify({ name: 'netmon-agent', version: '1.1.0', arch }),
+    );
+    mkdirSync(path.join(src, 'dist'));
+    writeFileSync(path.join(src, 'dist', 'cli.js'), "console.log('1.1.0');\n");
+    const staged = path.join(h.dataDir, 'agent-installers', arch);
+    mkdirSync(staged, { recursive: true });
+    const tarball = path.join(staged, 'agent.tar.gz');
+    execFileSync('tar', ['-czf', tarball, '-C', src, 'manifest.json', 'dist']);
+    const sha256 = createHash('sha256').update(readFileSync(tarball)).digest('hex');
+    const sign = (key: KeyObject, digest: string) =>
+      sign_(null, Buffer.from(`NETMON-AGENT-UPDATE-1\n1.1.0\n${arch}\n${digest}`), key).toString(
+        'base64url',
+      );
+    const stage = (digest: string, signature: string) =>
+      writeFileSync(
+        path.join(staged, 'agent.json'),
+        JSON.stringify({ version: '1.1.0', arch, sha256: digest, signature }),
+      );
+    try {
+      // Signed by a key that is not the release key (the appliance's or anyone's).
+      stage(sha256, sign(generateKeyPairSync('ed25519').privateKey, sha256));
+      const { token } = await newToken();
+      const a = agent(address(51), { args: ['--enroll', token, '--release-key', releaseKey] });
+      expect((await a.waitFor('update.refused')).reason).toBe('bad signature');
+      // Signed correctly, but for other bytes than the staged file.
+      const other = createHash('sha256').update('other bytes').digest('hex');
+      stage(other, sign(release.privateKey, other));
+      expect((await a.waitFor('update.refused', (l) => l.reason !== 'bad signature')).reason).toBe(
+        'sha256 mismatch',
+      );
+      expect(existsSync(path.join(a.stateDir, 'current'))).toBe(false);
+      stage(sha256, sign(release.privateKey, sha256));
+      await a.waitFor('update.applied');
+      expect(await a.exited).toBe(75);
+      expect(readlinkSync(path.join(a.stateDir, 'current'))).toBe(path.join('versions', '1.1.0'));
+      expect(readFileSync(path.join(a.stateDir, 'current', 'dist', 'cli.js'), 'utf8')).toContain(
+        '1.1.0',
+      );
+    } finally {
+      rmSync(staged, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
