@@ -23,6 +23,10 @@ const hasJournalctl = (() => {
   }
 })();
 
+// journalctl comes with Debian's systemd package (build/scripts/setup-debian.sh); CI requires it.
+if (!hasJournalctl && process.env.REQUIRE_PEERS === '1')
+  throw new Error('REQUIRE_PEERS=1: journalctl is not installed (Debian package: systemd)');
+
 const work = mkdtempSync(path.join(tmpdir(), 'agent-journal-'));
 let journalFile = '';
 afterAll(() => rmSync(work, { recursive: true, force: true }));
