@@ -135,18 +135,20 @@ export function startAgent(options: {
 
 /**
  * A UDP relay standing for a host at `address`: datagrams to address:port go to the agent at
- * target:port, answers come back from address:port. `drop(kind)` decides which datagrams (by the
- * protocol's kind byte) it loses, to play a lossy path.
+ * target:port (sent from 127.0.0.1, the appliance's address, so the agent accepts them), answers
+ * come back from address:port. `drop(kind)` decides which datagrams (by the protocol's kind byte)
+ * it loses, to play a lossy path; `seen` keeps every datagram it forwarded, for replays.
  */
 export async function startRelay(
   address: string,
   port: number,
   target: string,
   drop: (kind: number) => boolean,
-): Promise<{ close(): Promise<void>; dropped: number[] }> {
+): Promise<{ close(): Promise<void>; dropped: number[]; seen: Buffer[] }> {
   const front: Socket = createSocket('udp4');
   const back: Socket = createSocket('udp4');
   const dropped: number[] = [];
+  const seen: Buffer[] = [];
   let client: { address: string; port: number } | null = null;
   front.on('message', (msg, rinfo) => {
     const kind = msg[5] ?? 0;
@@ -155,15 +157,17 @@ export async function startRelay(
       return;
     }
     client = { address: rinfo.address, port: rinfo.port };
+    seen.push(Buffer.from(msg));
     back.send(msg, port, target);
   });
   back.on('message', (msg) => {
     if (client) front.send(msg, client.port, client.address);
   });
   await new Promise<void>((resolve) => front.bind(port, address, resolve));
-  await new Promise<void>((resolve) => back.bind(0, address, resolve));
+  await new Promise<void>((resolve) => back.bind(0, '127.0.0.1', resolve));
   return {
     dropped,
+    seen,
     async close() {
       await new Promise<void>((resolve) => front.close(() => resolve()));
       await new Promise<void>((resolve) => back.close(() => resolve()));

@@ -5,6 +5,7 @@
  * address, which is also its check-ins' source address.
  */
 import { execFileSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { createHash, generateKeyPairSync, sign as sign_, type KeyObject } from 'node:crypto';
 import {
   existsSync,
@@ -459,4 +460,94 @@ describe('updates staged on the appliance', () => {
       rmSync(staged, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe("the agent verifies the appliance's requests", () => {
+  it('drops a replayed request, a flipped byte, a wrong source, another key and one past its window', async () => {
+    const key = 'Adopt_verify-0123456789';
+    // One check-in at start (pending), then none: the device stays at the relay's address, so
+    // the appliance's requests pass the relay, which records them.
+    const a = agent(address(63), { args: ['--adoption-key', key, '--interval', '86400'] });
+    await a.waitFor('checkin.pending');
+    const relay = await startRelay(address(62), udpPort, address(63), () => false);
+    const sendToAgent = async (bytes: Buffer, from = '127.0.0.1') => {
+      const socket = createSocket('udp4');
+      await new Promise<void>((resolve) => socket.bind(0, from, resolve));
+      await new Promise<void>((resolve, reject) =>
+        socket.send(bytes, udpPort, address(63), (error) => (error ? reject(error) : resolve())),
+      );
+      socket.close();
+    };
+    const dropped = (reason: string) =>
+      a.waitFor('request.dropped', (l) => l.reason === reason, 5000);
+    try {
+      const adopted = await h.request('POST', '/api/agent/adopt-by-token', {
+        token: admin,
+        body: { ip_address: address(62), token: key },
+      });
+      expect(adopted.body, adopted.text).toMatchObject({ enrolled: true });
+      const deviceId = adopted.body.device_id;
+      const uuid = (await a.waitFor('agent.start')).agent_uuid;
+      const probe = () =>
+        h.request('POST', '/api/getAgentID', { token: admin, body: { device_id: deviceId } });
+      expect((await probe()).body).toEqual({ status: 200, message: uuid });
+      const request = relay.seen.find((d) => d[5] === 1);
+      expect(request).toBeDefined();
+      const captured = request as Buffer;
+
+      await sendToAgent(captured);
+      await dropped('replay');
+      // One bit flipped in the payload (still valid JSON: "identify" becomes "identifx"), then
+      // one in the signature.
+      const inPayload = Buffer.from(captured);
+      const at = inPayload.indexOf('identify') + 7;
+      inPayload[at] = (inPayload[at] ?? 0) ^ 1;
+      await sendToAgent(inPayload);
+      await dropped('signature');
+      const inSignature = Buffer.from(captured);
+      inSignature[inSignature.length - 1] = (inSignature[inSignature.length - 1] ?? 0) ^ 1;
+      await sendToAgent(inSignature);
+      await until(() =>
+        a.lines.filter((l) => l.event === 'request.dropped' && l.reason === 'signature').length ===
+        2
+          ? true
+          : undefined,
+      );
+      await sendToAgent(captured, '127.0.0.9');
+      await dropped('source not allowed');
+      // Signed by another appliance's key, naming this appliance's server_id.
+      const bundle = JSON.parse(readFileSync(path.join(a.stateDir, 'bundle.json'), 'utf8'));
+      const other = generateKeyPairSync('ed25519');
+      const n = captured.readUInt16BE(6);
+      const payload = JSON.parse(captured.subarray(8, 8 + n).toString('utf8'));
+      expect(payload.server_id).toBe(bundle.server_id);
+      const forged = Buffer.concat([
+        captured.subarray(0, 4),
+        Buffer.from([1, 1, 0, 0]),
+        Buffer.from(JSON.stringify({ ...payload, request_id: 'AAAAAAAAAAAAAAAAAAAAAA' })),
+      ]);
+      forged.writeUInt16BE(forged.length - 8, 6);
+      await sendToAgent(Buffer.concat([forged, sign_(null, forged, other.privateKey)]));
+      await until(() =>
+        a.lines.filter((l) => l.event === 'request.dropped' && l.reason === 'signature').length ===
+        3
+          ? true
+          : undefined,
+      );
+      // Nothing of these reached an operation: one answered request only.
+      expect(a.lines.filter((l) => l.event === 'request.answered').length).toBe(1);
+
+      // The appliance's clock 70 s behind: its request expired before it left (exp = iat + 30 s).
+      h.clock.advance(-70_000);
+      try {
+        expect((await probe()).body).toEqual({ message: 'Agent did not answer' });
+        await dropped('window');
+      } finally {
+        h.clock.advance(70_000);
+      }
+      expect((await probe()).body).toEqual({ status: 200, message: uuid });
+    } finally {
+      await relay.close();
+    }
+  }, 90_000);
 });
