@@ -319,6 +319,31 @@ describe('check-in', () => {
     expect(adopted.body.device_id).toBeTypeOf('number');
   });
 
+  it('an unadopted agent on a held address: 409, then the override writes its pending row (import then fails on the duplicate)', async () => {
+    const p = peer();
+    await h.request('POST', '/api/device/set', {
+      token: admin,
+      body: { ip_address: p.address, label: 'holder', profile: 'dash_generic' },
+    });
+    const conflict = await p.checkin();
+    expect(conflict.status).toBe(409);
+    expect(conflict.body).toEqual({ error: 'IP address is held by another device' });
+    expect(
+      h.appliance.db.prepare('SELECT 1 FROM pending_devices WHERE agent_uuid = ?').get(p.agentUuid),
+    ).toBeUndefined();
+    const override = await p.checkin({ override: true });
+    expect(override.status).toBe(202);
+    const row = h.appliance.db
+      .prepare('SELECT * FROM pending_devices WHERE agent_uuid = ?')
+      .get(p.agentUuid) as any;
+    expect(row.ip_address).toBe(p.address);
+    const imported = await h.request('POST', '/api/importPending', {
+      token: admin,
+      body: { id: row.id },
+    });
+    expect(imported.body.status).toBe(false);
+  });
+
   it('fast-tracks with a valid token; an adopted agent moves its device to its new address', async () => {
     const t = await newToken({ tags: ['fast'] });
     const p = peer();
@@ -522,5 +547,44 @@ describe('probes and results through the agent channel', () => {
       { signer: { privateKey: other.privateKey, publicKey: rawPublicKey(other.publicKey) } },
     );
     expect(forged.status).toBe(401);
+  });
+
+  it('results: 400 {errors} for the body shape, 413 past 8 MiB', async () => {
+    for (const body of [
+      { agent_uuid: p.agentUuid, ok: true },
+      { agent_uuid: p.agentUuid, request_id: 'r', ok: 'yes' },
+      { agent_uuid: 'bad', request_id: 'r', ok: true },
+      { agent_uuid: p.agentUuid, request_id: 'r', ok: false, error: 'e'.repeat(1001) },
+    ]) {
+      const res = await p.post('/api/agent/results', body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.errors).toBeTypeOf('object');
+    }
+    const huge = await p.post('/api/agent/results', {
+      agent_uuid: p.agentUuid,
+      request_id: 'r',
+      ok: true,
+      data: 'x'.repeat(8 * 1024 * 1024 + 10),
+    });
+    expect(huge.status).toBe(413);
+  });
+
+  it('check-in: 400 {errors} for each field rule, nothing written', async () => {
+    const q = peer();
+    for (const extra of [
+      { agent_uuid: 'a b c d e f g' },
+      { hostname: 'has>bracket' },
+      { hostname: 'tab\there' },
+      { arch: 'x86' },
+      { token: 'short-token' },
+      { override: 'yes' },
+    ]) {
+      const res = await q.checkin(extra);
+      expect(res.status, JSON.stringify(extra)).toBe(400);
+      expect(res.body.errors, JSON.stringify(extra)).toBeTypeOf('object');
+    }
+    expect(
+      h.appliance.db.prepare('SELECT 1 FROM agents WHERE agent_uuid = ?').get(q.agentUuid),
+    ).toBeUndefined();
   });
 });
