@@ -106,7 +106,23 @@ describe('eventlog arguments and priorities', () => {
       until: 2,
       max: 5000,
       query: 'System',
+      channel: 'System',
+      levels: [],
+      event_ids: [],
     });
+    expect(
+      parseEventArgs({
+        since: 1,
+        until: 2,
+        channel: 'Security',
+        levels: [1, 2],
+        event_ids: [4625],
+      }),
+    ).toMatchObject({ channel: 'Security', levels: [1, 2], event_ids: [4625] });
+    expect(() => parseEventArgs({ since: 1, until: 2, levels: ['1; Remove-Item'] })).toThrow(
+      /levels/,
+    );
+    expect(() => parseEventArgs({ since: 1, until: 2, event_ids: [70000] })).toThrow(/event_ids/);
     expect(() => parseEventArgs({ since: 'yesterday' })).toThrow(/since/);
     expect(() => parseEventArgs({ since: 5, until: 1 })).toThrow(/until/);
     expect(() => parseEventArgs({ since: 1, until: 2, max: 0 })).toThrow(/max/);

@@ -21,6 +21,23 @@ export interface EventQuery {
   until: number;
   max: number;
   query: string;
+  /** The query's channel (`System`, `Application` ...): used by a Windows agent, ignored on Linux. */
+  channel: string;
+  /** Windows Level values (empty: all): used by a Windows agent, ignored on Linux. */
+  levels: number[];
+  /** Event ids (empty: all): used by a Windows agent, ignored on Linux. */
+  event_ids: number[];
+}
+
+function integers(value: unknown, name: string, max: number): number[] {
+  if (value === undefined) return [];
+  if (
+    !Array.isArray(value) ||
+    value.length > 256 ||
+    !value.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= max)
+  )
+    throw new OpError(`${name} must be an array of integers from 0 to ${max}`);
+  return value as number[];
 }
 
 export function parseEventArgs(args: Record<string, unknown>, now = Date.now()): EventQuery {
@@ -34,5 +51,16 @@ export function parseEventArgs(args: Record<string, unknown>, now = Date.now()):
   if (typeof max !== 'number' || !Number.isInteger(max) || max < 1)
     throw new OpError('max must be a positive integer');
   const query = typeof args.query === 'string' ? args.query : '';
-  return { since, until, max: Math.min(max, MAX_EVENTS), query };
+  const channel = typeof args.channel === 'string' ? args.channel : query;
+  if (channel.length > 255 || channel.includes('\0'))
+    throw new OpError('channel must be at most 255 characters without NUL');
+  return {
+    since,
+    until,
+    max: Math.min(max, MAX_EVENTS),
+    query,
+    channel,
+    levels: integers(args.levels, 'levels', 5),
+    event_ids: integers(args.event_ids, 'event_ids', 65535),
+  };
 }

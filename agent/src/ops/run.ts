@@ -8,7 +8,7 @@ export class ProgramMissing extends Error {}
 export function runProgram(
   program: string,
   args: string[],
-  options: { timeoutMs?: number; maxBytes?: number } = {},
+  options: { timeoutMs?: number; maxBytes?: number; env?: Record<string, string> } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     execFile(
@@ -20,6 +20,7 @@ export function runProgram(
         maxBuffer: options.maxBytes ?? 32 * 1024 * 1024,
         encoding: 'utf8',
         windowsHide: true,
+        ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
       },
       (error, stdout, stderr) => {
         if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') {

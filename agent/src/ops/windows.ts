@@ -89,20 +89,33 @@ export async function listWindowsServices(): Promise<ServiceRow[]> {
   return parseWindowsServices(result.stdout);
 }
 
+/**
+ * The query's channel, levels and event ids reach PowerShell as environment variables, never as
+ * script text: the script is a constant apart from validated numbers.
+ */
 export async function readWindowsEvents(query: EventQuery): Promise<EventRow[]> {
   const since = Math.floor(query.since);
   const until = Math.ceil(query.until);
+  const max = Math.floor(query.max);
   const script =
     `$s=[DateTimeOffset]::FromUnixTimeMilliseconds(${since}).UtcDateTime;` +
     `$u=[DateTimeOffset]::FromUnixTimeMilliseconds(${until}).UtcDateTime;` +
-    `Get-WinEvent -FilterHashtable @{LogName='System','Application';StartTime=$s;EndTime=$u} -MaxEvents ${query.max} -Oldest -ErrorAction SilentlyContinue | ` +
+    '$f=@{LogName=$env:NETMON_EVENTLOG_CHANNEL;StartTime=$s;EndTime=$u};' +
+    "if ($env:NETMON_EVENTLOG_LEVELS) { $f.Level=[int[]]($env:NETMON_EVENTLOG_LEVELS -split ',') };" +
+    "if ($env:NETMON_EVENTLOG_IDS) { $f.Id=[int[]]($env:NETMON_EVENTLOG_IDS -split ',') };" +
+    `Get-WinEvent -FilterHashtable $f -MaxEvents ${max} -Oldest -ErrorAction SilentlyContinue | ` +
     'Select-Object RecordId,TimeCreated,Id,LogName,ProviderName,Level,Message | ConvertTo-Json -Compress';
-  const result = await runProgram('powershell.exe', [
-    '-NoProfile',
-    '-NonInteractive',
-    '-Command',
-    script,
-  ]);
+  const result = await runProgram(
+    'powershell.exe',
+    ['-NoProfile', '-NonInteractive', '-Command', script],
+    {
+      env: {
+        NETMON_EVENTLOG_CHANNEL: query.channel || 'System',
+        NETMON_EVENTLOG_LEVELS: query.levels.join(','),
+        NETMON_EVENTLOG_IDS: query.event_ids.join(','),
+      },
+    },
+  );
   if (result.code !== 0) throw new OpError('event log unavailable: Get-WinEvent failed');
   return parseWindowsEvents(result.stdout).slice(0, query.max);
 }
