@@ -12,7 +12,7 @@ import { deleteFile, deleteFolder } from './files.js';
 import { OpError } from './paths.js';
 import { listProcesses } from './processes.js';
 import { listServices } from './services.js';
-import { listWindowsServices, readWindowsEvents } from './windows.js';
+import { listWindowsProcesses, listWindowsServices, readWindowsEvents } from './windows.js';
 
 export { OpError } from './paths.js';
 
@@ -67,8 +67,7 @@ export async function performOp(
         arch: agentArch(),
       };
     case 'processes':
-      if (windows) throw new OpError('processes unavailable on this platform');
-      return listProcesses();
+      return windows ? listWindowsProcesses() : listProcesses();
     case 'services':
       return windows ? listWindowsServices() : listServices();
     case 'disk.generate':

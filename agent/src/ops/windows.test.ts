@@ -4,7 +4,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { parseListUnits } from './services.js';
-import { parsePsDate, parseWindowsEvents, parseWindowsServices } from './windows.js';
+import {
+  parsePsDate,
+  parseWindowsEvents,
+  parseWindowsProcesses,
+  parseWindowsServices,
+} from './windows.js';
 
 const fixtures = path.resolve(import.meta.dirname, '../../test/fixtures');
 
@@ -45,6 +50,35 @@ describe('Windows sources (recorded fixtures)', () => {
       source: 'Microsoft-Windows-Kernel-Power',
     });
     expect(parsePsDate('2026-12-04T00:00:00Z')).toBe(Date.UTC(2026, 11, 4));
+  });
+});
+
+describe('Windows processes (recorded fixture)', () => {
+  it('maps Win32_Process rows, largest memory first, with a lifetime CPU share', () => {
+    const json = readFileSync(path.join(fixtures, 'windows-processes.json'), 'utf8');
+    const rows = parseWindowsProcesses(json, 1764800000000);
+    expect(rows).toEqual([
+      {
+        pid: 4312,
+        ppid: 812,
+        name: 'svchost.exe',
+        user: '',
+        state: 'running',
+        cpu_percent: 10, // 1 s of CPU over 100 s
+        memory_bytes: 52428800,
+        command: 'C:\\Windows\\system32\\svchost.exe -k netsvcs -p',
+      },
+      {
+        pid: 4,
+        ppid: 0,
+        name: 'System',
+        user: '',
+        state: 'running',
+        cpu_percent: 360, // 3,600 s over 1,000 s: several cores
+        memory_bytes: 151552,
+        command: 'System',
+      },
+    ]);
   });
 });
 

@@ -7,6 +7,7 @@
 import { type EventQuery, type EventRow } from './eventlog.js';
 import { OpError } from './paths.js';
 import { runProgram } from './run.js';
+import { MAX_COMMAND, MAX_PROCESSES, type ProcessRow } from './processes.js';
 import { type ServiceRow } from './services.js';
 
 /** Windows event levels onto the event-log scale: LogAlways 0 and Information 4 are info 0. */
@@ -118,4 +119,50 @@ export async function readWindowsEvents(query: EventQuery): Promise<EventRow[]> 
   );
   if (result.code !== 0) throw new OpError('event log unavailable: Get-WinEvent failed');
   return parseWindowsEvents(result.stdout).slice(0, query.max);
+}
+
+/**
+ * Parses `Get-CimInstance Win32_Process | Select-Object ProcessId,ParentProcessId,Name,CommandLine,
+ * WorkingSetSize,UserModeTime,KernelModeTime,CreationDate | ConvertTo-Json` (times in 100 ns
+ * units; CreationDate as PowerShell prints a date). `cpu_percent` is the lifetime average, as on
+ * Linux; the owner is not read (it needs a call per process), so `user` is empty.
+ */
+export function parseWindowsProcesses(json: string, now = Date.now()): ProcessRow[] {
+  const rows: ProcessRow[] = [];
+  for (const p of asArray(json.trim() ? (JSON.parse(json) as unknown) : [])) {
+    if (typeof p.ProcessId !== 'number') continue;
+    const name = typeof p.Name === 'string' ? p.Name : '';
+    const created = parsePsDate(p.CreationDate);
+    const cpuSeconds =
+      ((typeof p.UserModeTime === 'number' ? p.UserModeTime : 0) +
+        (typeof p.KernelModeTime === 'number' ? p.KernelModeTime : 0)) /
+      1e7;
+    const elapsed = created === null ? 0 : (now - created) / 1000;
+    rows.push({
+      pid: p.ProcessId,
+      ppid: typeof p.ParentProcessId === 'number' ? p.ParentProcessId : 0,
+      name,
+      user: '',
+      state: 'running',
+      cpu_percent: elapsed > 0 ? Math.round((cpuSeconds / elapsed) * 10_000) / 100 : 0,
+      memory_bytes: typeof p.WorkingSetSize === 'number' ? p.WorkingSetSize : 0,
+      command: (typeof p.CommandLine === 'string' && p.CommandLine ? p.CommandLine : name).slice(
+        0,
+        MAX_COMMAND,
+      ),
+    });
+  }
+  rows.sort((a, b) => b.memory_bytes - a.memory_bytes || a.pid - b.pid);
+  return rows.slice(0, MAX_PROCESSES);
+}
+
+export async function listWindowsProcesses(): Promise<ProcessRow[]> {
+  const result = await runProgram('powershell.exe', [
+    '-NoProfile',
+    '-NonInteractive',
+    '-Command',
+    'Get-CimInstance Win32_Process | Select-Object ProcessId,ParentProcessId,Name,CommandLine,WorkingSetSize,UserModeTime,KernelModeTime,CreationDate | ConvertTo-Json -Compress',
+  ]);
+  if (result.code !== 0) throw new OpError('processes unavailable: Win32_Process failed');
+  return parseWindowsProcesses(result.stdout);
 }
