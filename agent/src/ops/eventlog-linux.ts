@@ -46,7 +46,7 @@ export function journalRow(entry: Record<string, unknown>): EventRow | null {
 }
 
 export async function readJournal(
-  query: EventQuery,
+  query: Pick<EventQuery, 'since' | 'until' | 'max'>,
   options: { file?: string; timeoutMs?: number } = {},
 ): Promise<EventRow[]> {
   const args = [
