@@ -144,6 +144,7 @@ export async function startRelay(
   port: number,
   target: string,
   drop: (kind: number) => boolean,
+  options: { dropAnswer?: (kind: number) => boolean } = {},
 ): Promise<{ close(): Promise<void>; dropped: number[]; seen: Buffer[] }> {
   const front: Socket = createSocket('udp4');
   const back: Socket = createSocket('udp4');
@@ -161,6 +162,7 @@ export async function startRelay(
     back.send(msg, port, target);
   });
   back.on('message', (msg) => {
+    if (options.dropAnswer?.(msg[5] ?? 0)) return;
     if (client) front.send(msg, client.port, client.address);
   });
   await new Promise<void>((resolve) => front.bind(port, address, resolve));

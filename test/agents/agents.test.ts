@@ -243,6 +243,26 @@ describe('adoption by key', () => {
     }
   }, 60_000);
 
+  it('a lost ack is answered again when the appliance repeats the push: enrolled=true', async () => {
+    const key = 'Adopt_ack-0123456789';
+    const target = agent(address(36), { args: ['--adoption-key', key] });
+    await target.waitFor('udp.listening');
+    let acks = 0; // the first ack is lost
+    const relay = await startRelay(address(35), udpPort, address(36), () => false, {
+      dropAnswer: (kind) => kind === 5 && acks++ === 0,
+    });
+    try {
+      const res = await adopt(address(35), key);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toMatchObject({ enrolled: true });
+      expect(acks).toBe(2);
+      expect(relay.seen.filter((d) => d[5] === 4).length).toBe(2);
+      expect(target.lines.filter((l) => l.event === 'adoption.adopted').length).toBe(1);
+    } finally {
+      await relay.close();
+    }
+  }, 60_000);
+
   it('answers the one 404 for a wrong key', async () => {
     const target = agent(address(34), { args: ['--adoption-key', 'Right_key-0123456789'] });
     await target.waitFor('udp.listening');
