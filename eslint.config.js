@@ -92,6 +92,20 @@ const layeringZones = [
       'one way (platform -> features -> app.ts). Move the shared piece into platform/ or pass it in.',
   },
   ...featureBoundaryZones(),
+  {
+    target: 'agent',
+    from: ['appliance-core', 'main', 'electron', 'renderer'],
+    message:
+      'agent/ is a separate program installed on monitored hosts and released on its own: it shares ' +
+      'only the protocol specification (docs/agent-protocol.md) and imports nothing from the appliance or the desktop app.',
+  },
+  {
+    target: ['appliance-core', 'main', 'electron', 'renderer'],
+    from: 'agent',
+    message:
+      'agent/ is a separate program: the appliance and the desktop app implement docs/agent-protocol.md ' +
+      'themselves and never import the agent.',
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -238,6 +252,21 @@ const importAreas = [
     files: ['**/*.{ts,tsx,js,mjs,cjs}'],
     ignores: ['appliance-core/**', 'renderer/**', 'electron/**', 'main/**'],
     rules: restrictImports({ paths: [betterSqliteBan, electronTypeOnly, netSnmpBan] }),
+  },
+  {
+    // After the block above on purpose: it replaces its options for the agent's program files.
+    name: 'agent (Node built-ins only)',
+    files: ['agent/**'],
+    ignores: ['agent/**/*.test.ts', 'agent/test/**'],
+    rules: restrictImports({
+      patterns: [
+        {
+          regex: '^(?!node:|\\.)',
+          message:
+            'agent/ runs on monitored hosts with nothing but Node: import node:* built-ins and its own files only.',
+        },
+      ],
+    }),
   },
 ];
 

@@ -29,6 +29,8 @@ PACKAGES=(
   # the Debian host package (npm run package:deb) and its checks: dpkg-deb, strip, lintian,
   # systemd-analyze verify
   dpkg binutils lintian systemd
+  # the agent's journal test builds its journal file from export format (journalctl --file reads it)
+  systemd-journal-remote
   # the capture bench's packet generator (trafgen), outside npm test
   netsniff-ng
 )

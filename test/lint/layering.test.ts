@@ -158,6 +158,58 @@ describe('layering: renderer', () => {
   });
 });
 
+describe('layering: agent', () => {
+  it('agent/ imports nothing from the appliance or the desktop app, and they never import agent/', async () => {
+    for (const target of [
+      '../../appliance-core/src/platform/config/config.js',
+      '../../main/core/core-supervisor.js',
+      '../../electron/contract/bridge.js',
+      '../../renderer/src/lib/api-client.js',
+    ])
+      expect(
+        await ruleIds('agent/src/x.ts', `import * as m from '${target}';\nexport const x = m;\n`),
+        target,
+      ).toContain(restrictedPaths);
+    for (const file of [
+      'appliance-core/src/features/agents/x.ts',
+      'main/core/x.ts',
+      'electron/contract/x.ts',
+      'renderer/src/x.ts',
+    ]) {
+      const depth = file.split('/').length - 1;
+      const up = '../'.repeat(depth);
+      expect(
+        await ruleIds(
+          file,
+          `import { Agent } from '${up}agent/src/agent.js';\nexport const A = Agent;\n`,
+        ),
+        file,
+      ).toContain(restrictedPaths);
+    }
+    expect(
+      await ruleIds(
+        'agent/src/x.ts',
+        "import { Agent } from './agent.js';\nexport const A = Agent;\n",
+      ),
+    ).not.toContain(restrictedPaths);
+  });
+
+  it('agent/ uses only Node built-ins', async () => {
+    expect(
+      await ruleIds(
+        'agent/src/x.ts',
+        "import Fastify from 'fastify';\nexport const f = Fastify;\n",
+      ),
+    ).toContain(restrictedImports);
+    expect(
+      await ruleIds(
+        'agent/src/x.ts',
+        "import { createHash } from 'node:crypto';\nexport const h = createHash;\n",
+      ),
+    ).not.toContain(restrictedImports);
+  });
+});
+
 describe('layering: desktop', () => {
   it('plain main/ modules import electron as types only; the preload only its two APIs', async () => {
     expect(
