@@ -101,7 +101,8 @@ const num = (v: unknown): number | null => {
   const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
   return typeof n === 'number' && Number.isFinite(n) ? n : null;
 };
-const str = (v: unknown): string => (typeof v === 'string' ? v : v == null ? '' : String(v));
+const str = (v: unknown): string =>
+  typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
 
 /** One process object of `getDeviceProcesses` (protocol names first, Windows-style names after). */
 export function processView(raw: unknown): ProcessView {
