@@ -219,6 +219,25 @@ describe('adopt by key', () => {
     expect(screen.queryByTestId('adopt-unconfirmed')).toBeNull();
   });
 
+  it('sends the default profile when the field is cleared, and the label when given', async () => {
+    answer = () => ({
+      status: 200,
+      body: { device_id: 13, agent_uuid: 'agent-5678', enrolled: true },
+    });
+    wrap(<AdoptForm />);
+    fill('2001:db8::7', 'abcdefghij');
+    fireEvent.change(screen.getByLabelText('Profile'), { target: { value: '' } });
+    fireEvent.change(screen.getByLabelText(/^Label/), { target: { value: 'File server' } });
+    fireEvent.click(screen.getByTestId('adopt-submit'));
+    await screen.findByTestId('adopt-done');
+    expect(writes()[0]!.body).toEqual({
+      ip_address: '2001:db8::7',
+      token: 'abcdefghij',
+      label: 'File server',
+      profile: 'dash_windows_wmi',
+    });
+  });
+
   it("shows the 404 as an error with the appliance's words", async () => {
     answer = () => ({
       status: 404,
