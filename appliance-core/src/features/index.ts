@@ -23,6 +23,7 @@ import {
   registerDeliveryRetention,
   renderTemplate,
 } from './alerts/delivery/index.js';
+import { createAgents } from './agents/index.js';
 import { createAlerts, registerAlertRetention } from './alerts/index.js';
 import { authRoutes, CachedIdentityResolver } from './auth/index.js';
 import { createCaptures, registerCaptureRetention } from './captures/index.js';
@@ -223,6 +224,12 @@ export function createFeatures(ctx: CoreContext): Features {
   });
   // Queued deliveries follow outlet edits and stop when their outlet is deleted.
   delivery.followOutlets((id) => alerts.outletTarget(id));
+  // Agents (issue 20): enrollment, check-in, adoption, probes, trackers through the agent channel.
+  const agents = createAgents(ctx, {
+    devices,
+    storage,
+    eventLogIntake: logs.eventLogIntake,
+  });
   // Directory (LDAP) sign-in (issue 19): plugs search-then-bind into login().
   const directory = createDirectory(ctx, { tokens });
   const maintenance = new MaintenanceService(
@@ -278,6 +285,8 @@ export function createFeatures(ctx: CoreContext): Features {
         (ctx.config.retentionIntervalSeconds ?? 3600) * 1000,
       ),
       delivery.queue,
+      agents.channel,
+      agents.trackers,
       // Last: jobs are in place before it starts, and it stops (aborting runs) before their engines.
       {
         name: 'scheduler',
@@ -318,6 +327,7 @@ export function createFeatures(ctx: CoreContext): Features {
       await certificateRoutes(app, ctx);
       await upgrader.register(app);
       await directory.register(app);
+      await agents.register(app);
     },
   };
 }

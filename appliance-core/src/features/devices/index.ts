@@ -38,3 +38,15 @@ export {
   type CredentialRow,
 } from './credentials.repository.js';
 export { recordDiscoveredHosts, type DiscoveredHost } from './pending.repository.js';
+// The agents feature's writers: check-ins as pending rows, devices of enrolled or adopted agents.
+export {
+  agentProfile,
+  createAgentDevice,
+  findDeviceAt,
+  findDeviceOfAgent,
+  findPendingByAgentUuid,
+  moveAgentDevice,
+  recordAgentCheckin,
+  type AgentCheckin,
+} from './pending.repository.js';
+export { profileExists } from './devices.repository.js';

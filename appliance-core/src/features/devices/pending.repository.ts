@@ -6,8 +6,11 @@ import type { DB } from '../../platform/db/database.js';
 import type { Identity } from '../../platform/http/identity.js';
 import { toSqlDateTime } from '../../platform/time/time.js';
 import {
+  ensureDeviceTag,
+  insertDevice,
   linkedTagIds,
   linkedTags,
+  replaceDeviceTags,
   replaceLinkedTags,
   type TagLinks,
 } from './devices.repository.js';
@@ -206,5 +209,156 @@ export function recordDiscoveredHosts(
         adoptSnmp.run({ ...snmp, id: row.id });
     }
     return created;
+  })();
+}
+
+// --- agents (features/agents): check-ins, fast-tracked and adopted agents ----------------------
+
+/** What an agent reports in a check-in (spec part 2, POST /api/agent/checkin). */
+export interface AgentCheckin {
+  agentUuid: string;
+  ip: string;
+  hostname: string;
+  agentVersion: string | null;
+  osVersion: string | null;
+  now: number;
+}
+
+/** The profile of a device an agent announces: Windows agents get the WMI dashboard. */
+export function agentProfile(osVersion: string | null): string {
+  return osVersion !== null && /windows/i.test(osVersion) ? 'dash_windows_wmi' : 'dash_generic';
+}
+
+/**
+ * Writes an unadopted agent's check-in as a pending row (`source = 'agent'`): its row (found by
+ * `agent_uuid`, else the discovery row of the address) gets the address and the agent's facts; a
+ * hidden row stays hidden; a removed one is created again. The address is never taken from a
+ * device (the caller answers 409 first). Returns the row id, or null when another agent's pending
+ * row holds the address.
+ */
+export function recordAgentCheckin(db: DB, c: AgentCheckin): number | null {
+  return db.transaction(() => {
+    const own = db
+      .prepare('SELECT id FROM pending_devices WHERE agent_uuid = ? ORDER BY id LIMIT 1')
+      .get(c.agentUuid) as { id: number } | undefined;
+    const atIp = db
+      .prepare('SELECT id, agent_uuid FROM pending_devices WHERE ip_address = ?')
+      .get(c.ip) as { id: number; agent_uuid: string | null } | undefined;
+    if (atIp && atIp.id !== own?.id) {
+      if (atIp.agent_uuid !== null && atIp.agent_uuid !== c.agentUuid) return null;
+      if (own) db.prepare('DELETE FROM pending_devices WHERE id = ?').run(atIp.id);
+    }
+    const id = own?.id ?? atIp?.id;
+    const values = {
+      uuid: c.agentUuid,
+      ip: c.ip,
+      hostname: c.hostname,
+      version: c.agentVersion,
+      os: c.osVersion,
+      now: c.now,
+    };
+    if (id !== undefined) {
+      db.prepare(
+        `UPDATE pending_devices SET ip_address = @ip, agent_uuid = @uuid, enable_agent = 1, last_checkin_at = @now,
+           agent_version = @version, os_version = @os, last_seen_at = @now WHERE id = @id`,
+      ).run({ ...values, id });
+      return id;
+    }
+    return Number(
+      db
+        .prepare(
+          `INSERT INTO pending_devices (label, ip_address, profile, enable_agent, agent_uuid, last_checkin_at, agent_version, os_version, source, first_seen_at, last_seen_at)
+           VALUES (@hostname, @ip, @profile, 1, @uuid, @now, @version, @os, 'agent', @now, @now)`,
+        )
+        .run({ ...values, profile: agentProfile(c.osVersion) }).lastInsertRowid,
+    );
+  })();
+}
+
+/** The pending row of an agent (hidden ones too), if any. */
+export function findPendingByAgentUuid(db: DB, agentUuid: string): PendingRow | undefined {
+  return db
+    .prepare('SELECT * FROM pending_devices WHERE agent_uuid = ? ORDER BY id LIMIT 1')
+    .get(agentUuid) as PendingRow | undefined;
+}
+
+/** The device of an agent (by its `agent_uuid`), if any. */
+export function findDeviceOfAgent(
+  db: DB,
+  agentUuid: string,
+): { id: number; ip_address: string; label: string } | undefined {
+  return db
+    .prepare('SELECT id, ip_address, label FROM devices WHERE agent_uuid = ? ORDER BY id LIMIT 1')
+    .get(agentUuid) as { id: number; ip_address: string; label: string } | undefined;
+}
+
+/** The device holding an address, if any. */
+export function findDeviceAt(
+  db: DB,
+  ip: string,
+): { id: number; agent_uuid: string | null; label: string } | undefined {
+  return db.prepare('SELECT id, agent_uuid, label FROM devices WHERE ip_address = ?').get(ip) as
+    | { id: number; agent_uuid: string | null; label: string }
+    | undefined;
+}
+
+/** Moves an adopted agent's device to the address it checked in from (the caller checked it is free). */
+export function moveAgentDevice(db: DB, deviceId: number, ip: string, now: number): void {
+  db.prepare('UPDATE devices SET ip_address = ?, updated_at = ? WHERE id = ?').run(ip, now, deviceId);
+  deletePendingByIp(db, ip);
+}
+
+/**
+ * Creates the device of an agent that a token or an adoption vouched for (enable_agent on, its
+ * uuid, tags by slug, created when missing), or links the device already at the address to the
+ * agent; the agent's pending rows go. Returns the device id, or null when the address is held by a
+ * device of another agent.
+ */
+export function createAgentDevice(
+  db: DB,
+  d: {
+    agentUuid: string;
+    ip: string;
+    label: string;
+    profile: string;
+    tagSlugs: readonly string[];
+    now: number;
+  },
+): number | null {
+  return db.transaction(() => {
+    const held = findDeviceAt(db, d.ip);
+    let id: number;
+    if (held) {
+      if (held.agent_uuid !== null && held.agent_uuid !== d.agentUuid) return null;
+      db.prepare(
+        'UPDATE devices SET agent_uuid = ?, enable_agent = 1, updated_at = ? WHERE id = ?',
+      ).run(d.agentUuid, d.now, held.id);
+      id = held.id;
+    } else {
+      id = insertDevice(
+        db,
+        {
+          label: d.label,
+          ip_address: d.ip,
+          profile: d.profile,
+          enable_snmp: false,
+          enable_agent: true,
+          enable_netflow: false,
+          enable_port_monitor: false,
+          agent_uuid: d.agentUuid,
+        },
+        d.now,
+      );
+    }
+    const tagIds = d.tagSlugs.map((slug) => ensureDeviceTag(db, slug, slug));
+    if (tagIds.length > 0) {
+      const current = linkedTagIds(db, { table: 'device_tags', key: 'device_id' }, id);
+      replaceDeviceTags(db, id, [...new Set([...current, ...tagIds])]);
+    }
+    db.prepare('DELETE FROM pending_devices WHERE agent_uuid = ? OR ip_address = ?').run(
+      d.agentUuid,
+      d.ip,
+    );
+    return id;
   })();
 }

@@ -30,3 +30,5 @@ export { IntakeCounterRegistry, type FeedCounters } from './intake-counters.cata
 export { FEEDS, type Feed } from './log-feeds.rules.js';
 export { SyslogEngine, type IntakeCounters } from './syslog.engine.js';
 export { registerLogWrites } from './logs.writes.js';
+// The event-log trackers the agents feature polls (its plan and ingest are EventLogIntake's).
+export { allEventLogTrackers, type EventLogTrackerRow } from './logs.repository.js';

@@ -97,6 +97,11 @@ export function listEventLogTrackers(db: DB, deviceId: number): EventLogTrackerR
     .all(deviceId) as EventLogTrackerRow[];
 }
 
+/** Every event-log tracker (the agents feature polls them). */
+export function allEventLogTrackers(db: DB): EventLogTrackerRow[] {
+  return db.prepare('SELECT * FROM eventlog_trackers ORDER BY id').all() as EventLogTrackerRow[];
+}
+
 export function findEventLogTracker(db: DB, id: number): EventLogTrackerRow | undefined {
   return db.prepare('SELECT * FROM eventlog_trackers WHERE id = ?').get(id) as
     EventLogTrackerRow | undefined;

@@ -53,6 +53,9 @@ export const ConfigSchema = Type.Object({
   networkMode: Type.Optional(Type.Union([Type.Literal('apply'), Type.Literal('dry-run')])),
   rootHelperSocket: Type.Optional(Type.String({ pattern: '^/[^\\x00]*$', maxLength: 107 })),
   retentionIntervalSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 86400 })),
+  agentInstallers: Type.Optional(Type.String({ minLength: 1 })),
+  agentUdpPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+  agentSourceIps: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }))),
 });
 export type ApplianceConfig = Static<typeof ConfigSchema>;
 
@@ -284,6 +287,29 @@ export const SETTINGS: readonly Setting[] = [
     default: '3600',
     help: 'How often the retention pruner runs (the first run falls at a random point of the first interval)',
   },
+  {
+    key: 'agentInstallers',
+    env: 'APPLIANCE_AGENT_INSTALLERS',
+    flag: '--agent-installers',
+    kind: 'string',
+    help: 'Folder of staged agent installers, one sub-folder per architecture (amd64, arm64) holding agent.tar.gz and agent.json; default <data dir>/agent-installers',
+  },
+  {
+    key: 'agentUdpPort',
+    env: 'APPLIANCE_AGENT_UDP_PORT',
+    flag: '--agent-udp-port',
+    kind: 'integer',
+    default: '489',
+    help: "UDP port of the agents the appliance sends signed requests and adoption datagrams to",
+  },
+  {
+    key: 'agentSourceIps',
+    env: 'APPLIANCE_AGENT_SOURCE_IPS',
+    flag: '--agent-source-ips',
+    kind: 'list',
+    default: '',
+    help: "Comma-separated addresses agents accept the appliance's datagrams from (the key bundle's allowed_source_ips); default: the bind address when specific, else the host's non-link-local addresses",
+  },
 ];
 
 /**
@@ -388,5 +414,9 @@ export function loadConfig(
   const config = raw as ApplianceConfig;
   config.dataDir = path.resolve(cwd, config.dataDir);
   if (config.eveFile !== undefined) config.eveFile = path.resolve(cwd, config.eveFile);
+  config.agentInstallers = path.resolve(
+    cwd,
+    config.agentInstallers ?? path.join(config.dataDir, 'agent-installers'),
+  );
   return config;
 }

@@ -58,6 +58,11 @@ function authHookFor(
   return (request, reply, done) => {
     const token = bearerOf(request);
     const identity = token ? resolver.fromBearer(token) : null;
+    // A signed URL (token-or-signature) stands in for a bearer: the route runs without identity.
+    if (!identity && access.kind === 'token-or-signature' && access.signature?.(request)) {
+      request.identity = null;
+      return done();
+    }
     if (!identity) {
       // RFC 6750 §3 and RFC 9728 §5.1: tells an OAuth client (MCP) where to find the
       // authorization server for this resource.

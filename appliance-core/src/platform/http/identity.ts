@@ -38,12 +38,24 @@ export type Access =
   | { kind: 'authenticated' }
   | { kind: 'permission'; allOf?: readonly string[]; anyOf?: readonly string[] }
   | { kind: 'browser-session'; anyOf?: readonly string[] }
-  | { kind: 'token-or-signature' };
+  | {
+      kind: 'token-or-signature';
+      /**
+       * Accepts a request without a valid bearer (a signed download URL): given the request's
+       * parsed query, true when its signature is valid and unexpired.
+       */
+      signature?: (request: { query: unknown }) => boolean;
+    };
 
 export const publicAccess: Access = { kind: 'public' };
 export const authenticated: Access = { kind: 'authenticated' };
 export const allOf = (...slugs: string[]): Access => ({ kind: 'permission', allOf: slugs });
 export const anyOf = (...slugs: string[]): Access => ({ kind: 'permission', anyOf: slugs });
+/** A bearer token of any user, or a request `signature` accepts (identity null then). */
+export const tokenOrSignature = (signature: (request: { query: unknown }) => boolean): Access => ({
+  kind: 'token-or-signature',
+  signature,
+});
 
 export const SUPER_ADMIN = 'sa';
 
