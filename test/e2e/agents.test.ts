@@ -7,11 +7,20 @@
  * - adopt by key against a loopback address where no agent listens: the appliance's one 404 text;
  * - a device's Agent tab when no agent answers: the appliance's message, plainly, for processes,
  *   services and disk usage;
+ * - adopt by key with a protocol peer (appliance-core's agents/testing/agent-peer.ts: a real
+ *   client of docs/agent-protocol.md on its own loopback address and UDP socket): an unacknowledged
+ *   push shows `enrolled=false` with a Retry, the retry adopts; the new device's Agent tab then shows
+ *   the processes the peer answers (sorted, filtered), its "services unavailable", the disk report
+ *   as a tree with a drill-down, and a deletion whose hostile path reaches the peer literally;
  * - screenshots at 1280x800 (test-results/console-screenshots/agents-*.png), no CSP violation, no
  *   page error, no request outside loopback, no serious axe violation.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AgentPeer,
+  freeUdpPort,
+} from '../../appliance-core/src/features/agents/testing/agent-peer.js';
 import {
   haveChromium,
   launchBrowser,
@@ -27,6 +36,102 @@ import {
 
 const enabled = haveChromium() && process.platform === 'linux';
 const LABEL = `e2e-site-${process.pid}`;
+const PEER_IP = '127.0.61.2';
+const ADOPTION_KEY = 'e2e_Adopt-key_0123';
+const HOSTILE_PATH = '/tmp/e2e;id $(id) -rf';
+const GiB = 1024 ** 3;
+
+/** What the peer answers, per operation (the shapes of docs/agent-protocol.md, Operations). */
+function peerAnswer(op: string, args: { path?: string }) {
+  switch (op) {
+    case 'processes':
+      return {
+        ok: true as const,
+        data: [
+          {
+            pid: 1,
+            ppid: 0,
+            name: 'systemd',
+            user: 'root',
+            state: 'S',
+            cpu_percent: 0.2,
+            memory_bytes: 12 * 1024 ** 2,
+            command: '/sbin/init',
+          },
+          {
+            pid: 812,
+            ppid: 1,
+            name: 'postgres',
+            user: 'postgres',
+            state: 'S',
+            cpu_percent: 7.5,
+            memory_bytes: 1.5 * GiB,
+            command: 'postgres -D /var/lib/postgresql/16/main',
+          },
+          {
+            pid: 1290,
+            ppid: 1,
+            name: 'node',
+            user: 'app',
+            state: 'R',
+            cpu_percent: 38.4,
+            memory_bytes: 420 * 1024 ** 2,
+            command: 'node /srv/app/server.js --port 8080',
+          },
+          {
+            pid: 2044,
+            ppid: 1,
+            name: 'sshd',
+            user: 'root',
+            state: 'S',
+            cpu_percent: 0,
+            memory_bytes: 8 * 1024 ** 2,
+            command: 'sshd: /usr/sbin/sshd -D',
+          },
+        ],
+      };
+    case 'services':
+      return { ok: false as const, error: 'services unavailable: no systemd' };
+    case 'disk.generate':
+      return { ok: true as const, data: { started: true } };
+    case 'disk.detail':
+      return {
+        ok: true as const,
+        data: [
+          {
+            path: '/',
+            size: 40 * GiB,
+            children: [
+              {
+                path: '/var',
+                size: 22 * GiB,
+                children: [{ path: '/var/lib', size: 18 * GiB, children: [] }],
+              },
+              { path: '/home', size: 12 * GiB, children: [] },
+              { path: '/usr', size: 6 * GiB, children: [] },
+            ],
+          },
+        ],
+      };
+    case 'folder.usage':
+      return {
+        ok: true as const,
+        data: {
+          path: args.path,
+          size: 18 * GiB,
+          children: [
+            { path: `${args.path}/postgresql`, size: 15 * GiB, children: [] },
+            { path: `${args.path}/docker`, size: 3 * GiB, children: [] },
+          ],
+        },
+      };
+    case 'file.delete':
+    case 'folder.delete':
+      return { ok: true as const, data: { deleted: args.path } };
+    default:
+      return { ok: false as const, error: `unknown op ${op}` };
+  }
+}
 
 describe.runIf(enabled)('agent pages in Chromium', { timeout: 120_000 }, () => {
   let a: ConsoleAppliance;
@@ -34,9 +139,15 @@ describe.runIf(enabled)('agent pages in Chromium', { timeout: 120_000 }, () => {
   let w: Watched;
   let adminToken: string;
   let plaintext = '';
+  let peer: AgentPeer;
 
   beforeAll(async () => {
-    a = await startConsoleAppliance();
+    const udpPort = await freeUdpPort();
+    a = await startConsoleAppliance({ APPLIANCE_AGENT_UDP_PORT: String(udpPort) });
+    peer = new AgentPeer(a.url, PEER_IP, 'e2e-agent-0001', 'fileserver-e2e');
+    peer.adoptionKey = ADOPTION_KEY;
+    peer.answer = (op, args) => peerAnswer(op, args as { path?: string });
+    await peer.listen(udpPort);
     adminToken = await a.login();
     browser = await launchBrowser();
     w = await openPage(browser);
@@ -44,6 +155,7 @@ describe.runIf(enabled)('agent pages in Chromium', { timeout: 120_000 }, () => {
   }, 120_000);
 
   afterAll(async () => {
+    await peer?.close();
     await browser?.close();
     await a?.close();
   });
@@ -153,10 +265,11 @@ describe.runIf(enabled)('agent pages in Chromium', { timeout: 120_000 }, () => {
     const notice = panel.getByTestId('error-notice');
     await notice.waitFor({ timeout: 30_000 });
     const text = (await notice.textContent()) ?? '';
-    expect(text).toMatch(/did not give its processes/);
+    expect(text).toMatch(/Could not read the processes/);
     // The appliance's own words follow the title (never a blank).
-    expect(text.replace(/The agent did not give its processes|Retry/g, '').trim()).not.toBe('');
+    expect(text.replace(/Could not read the processes|Retry/g, '').trim()).not.toBe('');
     expect(await panel.getByTestId('processes').count()).toBe(0);
+    await page.waitForTimeout(300); // the Refresh button's loader fades out
     await screenshot(page, 'agents-device-tab-no-agent');
     expect(await seriousAxe(page), 'axe: device agent tab').toEqual([]);
 
@@ -164,6 +277,7 @@ describe.runIf(enabled)('agent pages in Chromium', { timeout: 120_000 }, () => {
     await panel.getByTestId('error-notice').waitFor({ timeout: 30_000 });
     await panel.getByRole('tab', { name: 'Disk usage' }).click();
     await panel.getByTestId('error-notice').waitFor({ timeout: 30_000 });
+    await page.waitForTimeout(300);
     await screenshot(page, 'agents-device-disk-no-agent');
     await panel.getByRole('tab', { name: 'Delete files' }).click();
     await panel.getByLabel('Absolute path to delete').fill('/tmp/e2e-nothing');
@@ -173,6 +287,87 @@ describe.runIf(enabled)('agent pages in Chromium', { timeout: 120_000 }, () => {
     expect(await confirm.textContent()).toMatch(/permanent/);
     await screenshot(page, 'agents-device-delete-confirm');
     await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await clean();
+  });
+
+  it('adopts a peer by key: enrolled=false with a Retry, then adopted', async () => {
+    const page = w.page;
+    await page.goto(`${a.url}/agents`);
+    const form = page.getByTestId('adopt-form');
+    await form.getByLabel(/IP address/).fill(PEER_IP);
+    await form.getByLabel(/Adoption key/).fill(ADOPTION_KEY);
+    await form.getByLabel(/^Label/).fill('File server (e2e)');
+    peer.ack = false;
+    await form.getByTestId('adopt-submit').click();
+    const unconfirmed = form.getByTestId('adopt-unconfirmed');
+    await unconfirmed.waitFor({ timeout: 30_000 });
+    expect(await unconfirmed.textContent()).toMatch(/did not confirm/);
+    await screenshot(page, 'agents-adopt-unconfirmed');
+    peer.ack = true;
+    await unconfirmed.getByRole('button', { name: 'Retry' }).click();
+    const done = form.getByTestId('adopt-done');
+    await done.waitFor({ timeout: 30_000 });
+    expect(await done.textContent()).toMatch(/e2e-agent-0001/);
+    expect(peer.bundle, 'the peer stored its key bundle').not.toBeNull();
+    await screenshot(page, 'agents-adopt-done');
+    await clean();
+  });
+
+  it("the adopted device's Agent tab: processes, services unavailable, disk tree, deletion", async () => {
+    const page = w.page;
+    const deviceId = peer.bundle.device_id as number;
+    await page.goto(`${a.url}/devices/${deviceId}`);
+    await page.getByTestId('device-label').waitFor();
+    await page.getByTestId('agent-tab').click();
+    const panel = page.getByTestId('agent-panel');
+    const rows = panel.getByTestId('process-row');
+    await rows.first().waitFor({ timeout: 30_000 });
+    const pids = async () =>
+      (await rows.locator('td:first-child').allTextContents()).map((t) => t.trim());
+    expect(await pids()).toEqual(['812', '1290', '1', '2044']);
+    expect(await rows.first().textContent()).toMatch(/1\.5 GB/);
+    await page.waitForTimeout(300);
+    await screenshot(page, 'agents-device-processes');
+    expect(await seriousAxe(page), 'axe: processes').toEqual([]);
+    await panel.getByTestId('sort-cpu').click();
+    expect(await pids()).toEqual(['1290', '812', '1', '2044']);
+    await panel.getByLabel('Filter processes').fill('ssh');
+    expect(await pids()).toEqual(['2044']);
+
+    await panel.getByRole('tab', { name: 'Services' }).click();
+    const unavailable = panel.getByTestId('services-unavailable');
+    await unavailable.waitFor({ timeout: 30_000 });
+    expect(await unavailable.textContent()).toMatch(/no systemd/);
+    await screenshot(page, 'agents-device-services-unavailable');
+
+    await panel.getByRole('tab', { name: 'Disk usage' }).click();
+    await panel.getByTestId('usage-tree').waitFor({ timeout: 30_000 });
+    await panel.getByTestId('generate-disk-usage').click();
+    await panel.getByLabel('Expand /', { exact: true }).click();
+    await panel.getByLabel('Expand /var', { exact: true }).click();
+    await panel.getByLabel('Open /var/lib', { exact: true }).click();
+    // The folder's own measurement replaces the report: its root, then its children.
+    await panel.getByLabel('Expand /var/lib', { exact: true }).click({ timeout: 30_000 });
+    await panel.getByText('postgresql', { exact: true }).waitFor();
+    expect(await panel.getByTestId('usage-tree').textContent()).toMatch(/15 GB/);
+    await page.waitForTimeout(300);
+    await screenshot(page, 'agents-device-disk-drilldown');
+    expect(peer.seen.find((s) => s.op === 'folder.usage')?.args).toEqual({ path: '/var/lib' });
+    expect(peer.seen.some((s) => s.op === 'disk.generate')).toBe(true);
+
+    await panel.getByRole('tab', { name: 'Delete files' }).click();
+    await panel.getByLabel('Absolute path to delete').fill(HOSTILE_PATH);
+    await panel.getByRole('button', { name: 'Delete…' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete this file?' });
+    expect(await confirm.getByTestId('delete-path').textContent()).toBe(HOSTILE_PATH);
+    expect(
+      peer.seen.some((s) => s.op === 'file.delete'),
+      'nothing before the confirmation',
+    ).toBe(false);
+    await confirm.getByTestId('confirm-delete').click();
+    await panel.getByTestId('delete-done').waitFor({ timeout: 30_000 });
+    expect(peer.seen.find((s) => s.op === 'file.delete')?.args).toEqual({ path: HOSTILE_PATH });
+    await screenshot(page, 'agents-device-deleted');
     await clean();
   });
 });

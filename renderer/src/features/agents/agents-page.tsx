@@ -345,7 +345,7 @@ export function AdoptForm() {
             value={ip}
             onChange={(e) => setIp(e.currentTarget.value)}
             error={touched ? problems.ip : null}
-            className="console-mono"
+            classNames={{ input: 'console-mono' }}
           />
           <TextInput
             label="Adoption key"

@@ -193,7 +193,7 @@ function ProcessesSection({ deviceId }: { deviceId: number }) {
       {q.isError && !q.isFetching ? (
         <ErrorNotice
           error={q.error}
-          title="The agent did not give its processes"
+          title="Could not read the processes"
           onRetry={() => void q.refetch()}
         />
       ) : null}
@@ -233,7 +233,7 @@ export function ServicesView({ rows, error }: { rows?: unknown[]; error?: unknow
           The agent says this host's services cannot be listed: {text}
         </Alert>
       );
-    return <ErrorNotice error={error} title="The agent did not give its services" />;
+    return <ErrorNotice error={error} title="Could not read the services" />;
   }
   const views = (rows ?? []).map(serviceView);
   if (views.length === 0) return <EmptyState title="No services reported" />;
@@ -391,6 +391,7 @@ function DiskSection({ deviceId }: { deviceId: number }) {
             variant="default"
             onClick={() => {
               setTrail([]);
+              folder.reset();
               void queryClient.invalidateQueries({ queryKey: agentKeys.diskReport(deviceId) });
             }}
             loading={report.isFetching}
@@ -430,7 +431,7 @@ function DiskSection({ deviceId }: { deviceId: number }) {
             value={folderPath}
             onChange={(e) => setFolderPath(e.currentTarget.value)}
             error={problem}
-            className="console-mono"
+            classNames={{ input: 'console-mono' }}
             w={360}
           />
           <Button type="submit" variant="default" disabled={!folderPath || !!problem}>
@@ -445,7 +446,14 @@ function DiskSection({ deviceId }: { deviceId: number }) {
       {trail.length ? (
         <Group gap="xs">
           <Breadcrumbs separator="›">
-            <Anchor component="button" type="button" onClick={() => setTrail([])}>
+            <Anchor
+              component="button"
+              type="button"
+              onClick={() => {
+                setTrail([]);
+                folder.reset();
+              }}
+            >
               Report
             </Anchor>
             {trail.map((p, i) => (
@@ -465,8 +473,10 @@ function DiskSection({ deviceId }: { deviceId: number }) {
           </Breadcrumbs>
         </Group>
       ) : null}
-      {trail.length && folderNode ? (
-        <UsageTree key={folderNode.path} nodes={[folderNode]} onOpen={openFolder} />
+      {trail.length > 0 || folder.isPending ? (
+        folderNode ? (
+          <UsageTree key={folderNode.path} nodes={[folderNode]} onOpen={openFolder} />
+        ) : null
       ) : (
         <>
           {report.isFetching ? <ProbeProgress what="its disk report" since={reportSince} /> : null}
@@ -526,7 +536,7 @@ export function DeleteForm({ deviceId }: { deviceId: number }) {
             value={path}
             onChange={(e) => setPath(e.currentTarget.value)}
             error={problem}
-            className="console-mono"
+            classNames={{ input: 'console-mono' }}
             w={360}
           />
           <Button type="submit" color="red" variant="light" disabled={!path || !!problem}>
