@@ -259,9 +259,7 @@ describe('file and folder deletion', () => {
     const input = await screen.findByLabelText('Absolute path to delete');
     fireEvent.change(input, { target: { value: 'tmp/old.log' } });
     expect(screen.getByText(/An absolute path/)).toBeTruthy();
-    expect((screen.getByRole('button', { name: 'Delete…' }) as HTMLButtonElement).disabled).toBe(
-      true,
-    );
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Delete…' }).disabled).toBe(true);
 
     fireEvent.change(input, { target: { value: '/tmp/old;id.log' } });
     fireEvent.click(screen.getByRole('button', { name: 'Delete…' }));
