@@ -262,6 +262,26 @@ describe('installer downloads', () => {
     expect(calls.at(-1)!.url).toBe('/api/agent/download?arch=arm64');
   });
 
+  it('a 401 with a live session is a missing permission: its message, and the session stays', async () => {
+    answer = (c) =>
+      c.url === '/api/me'
+        ? { status: 200, body: { id: 1 } }
+        : {
+            status: 401,
+            body: {
+              status: false,
+              hasError: true,
+              message: 'You do not have permission to perform this action.',
+            },
+          };
+    wrap(<Downloads />);
+    fireEvent.click(screen.getByTestId('download-amd64'));
+    const result = await screen.findByTestId('download-amd64-result');
+    expect(result.textContent).toMatch(/You do not have permission/);
+    expect(calls.some((c) => c.url === '/api/me')).toBe(true);
+    expect(useSession.getState().token).toBe('tok-1');
+  });
+
   it("shows a 400's message", async () => {
     answer = () => ({ status: 400, body: { status: false, message: 'Unsupported architecture' } });
     wrap(<Downloads />);
