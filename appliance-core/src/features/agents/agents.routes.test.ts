@@ -4,12 +4,10 @@
  * protocol peer (testing/agent-peer.ts) from their own 127.0.0.0/8 addresses.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAppliance, type Harness } from '../../../../test/harness/appliance.js';
-import { downloadSignature, rawPublicKey } from './agent-protocol.rules.js';
-import { AgentPeer, freeUdpPort } from './testing/agent-peer.js';
+import { rawPublicKey } from './agent-protocol.rules.js';
+import { AgentPeer, freeUdpPort } from '../../../../test/harness/agent-peer.js';
 
 const DENIED = {
   status: false,
@@ -319,6 +317,31 @@ describe('check-in', () => {
     const adopted = await p.checkin();
     expect(adopted.status).toBe(200);
     expect(adopted.body.device_id).toBeTypeOf('number');
+  });
+
+  it('an unadopted agent on a held address: 409, then the override writes its pending row (import then fails on the duplicate)', async () => {
+    const p = peer();
+    await h.request('POST', '/api/device/set', {
+      token: admin,
+      body: { ip_address: p.address, label: 'holder', profile: 'dash_generic' },
+    });
+    const conflict = await p.checkin();
+    expect(conflict.status).toBe(409);
+    expect(conflict.body).toEqual({ error: 'IP address is held by another device' });
+    expect(
+      h.appliance.db.prepare('SELECT 1 FROM pending_devices WHERE agent_uuid = ?').get(p.agentUuid),
+    ).toBeUndefined();
+    const override = await p.checkin({ override: true });
+    expect(override.status).toBe(202);
+    const row = h.appliance.db
+      .prepare('SELECT * FROM pending_devices WHERE agent_uuid = ?')
+      .get(p.agentUuid) as any;
+    expect(row.ip_address).toBe(p.address);
+    const imported = await h.request('POST', '/api/importPending', {
+      token: admin,
+      body: { id: row.id },
+    });
+    expect(imported.body.status).toBe(false);
   });
 
   it('fast-tracks with a valid token; an adopted agent moves its device to its new address', async () => {

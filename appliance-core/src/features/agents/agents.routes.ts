@@ -45,7 +45,7 @@ import {
   Usage,
 } from './agents.schema.js';
 import { NO_ANSWER, type AgentsService, type SignedRequest } from './agents.service.js';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 
 const TAGS = ['agents'];
 const CHECKIN_LIMIT = { max: 60, timeWindow: PER_MINUTE };
@@ -394,7 +394,7 @@ export async function agentsRoutes(
     url: string,
     summary: string,
     op: string,
-    success: ReturnType<typeof Listed>,
+    success: TSchema,
     answer: (data: unknown) => unknown,
   ) =>
     defineRoute(app, {
@@ -436,7 +436,7 @@ export async function agentsRoutes(
     "The agent's last disk usage report",
     'disk.detail',
     Listed(Type.Array(Usage)),
-    (data) => (Array.isArray(data) ? data : []),
+    (data) => (Array.isArray(data) ? (data as unknown[]) : []),
   );
 
   // spec: part2 > Agent probes > POST /api/getFolderUsageFromPath

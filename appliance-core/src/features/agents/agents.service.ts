@@ -485,11 +485,13 @@ export class AgentsService {
     if (!ip)
       throw new ApiFailure(400, 'The ip address must be a valid IP address.', {
         fields: { ip_address: ['The ip address must be a valid IP address.'] },
+        family: 'errors',
       });
     const profile = body.profile ?? 'dash_windows_wmi';
     if (!profileExists(db, profile))
       throw new ApiFailure(400, 'The selected profile is invalid.', {
         fields: { profile: ['The selected profile is invalid.'] },
+        family: 'errors',
       });
     const hello = await this.channel.adoptHello(ip, body.token);
     const reply = hello?.reply;

@@ -26,7 +26,24 @@ describe('loadConfig', () => {
       networkMode: 'dry-run',
       rootHelperSocket: '/run/netmon-appliance/root-helper.sock',
       retentionIntervalSeconds: 3600,
+      agentInstallers: '/srv/data/agent-installers',
+      agentUdpPort: 489,
+      agentSourceIps: [],
     });
+  });
+
+  it('takes the agent settings: installers folder (resolved; default under the data dir), UDP port, source addresses', () => {
+    const config = loadConfig(
+      { APPLIANCE_AGENT_SOURCE_IPS: '192.0.2.10, 2001:db8::1', APPLIANCE_AGENT_UDP_PORT: '10489' },
+      ['--agent-installers', 'staged'],
+      '/srv',
+    );
+    expect(config).toMatchObject({
+      agentInstallers: '/srv/staged',
+      agentUdpPort: 10489,
+      agentSourceIps: ['192.0.2.10', '2001:db8::1'],
+    });
+    expect(() => loadConfig({ APPLIANCE_AGENT_UDP_PORT: '0' })).toThrow(/APPLIANCE_AGENT_UDP_PORT/);
   });
 
   it('reads environment variables and lets equal CLI flags win', () => {

@@ -10,7 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerOf, SESSION_COOKIE } from './auth-hook.js';
 import { defineRoute } from './define-route.js';
 import { createHttpServer, type App } from './http-server.js';
-import { allOf, publicAccess, type Identity, type IdentityResolver } from './identity.js';
+import {
+  allOf,
+  publicAccess,
+  tokenOrSignature,
+  type Identity,
+  type IdentityResolver,
+} from './identity.js';
 
 const identity = (permissions: string[]): Identity => ({
   user: { id: 7 } as Identity['user'],
@@ -75,6 +81,25 @@ async function server(publicOrigin?: string): Promise<App> {
     response: {},
     handler: whoAmI,
   });
+  // A signed URL: the query's `sig` must be 'good' (the route's own check, e.g. an HMAC).
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/signed',
+    access: tokenOrSignature((request) => (request.query as { sig?: string }).sig === 'good'),
+    errors: {
+      validation: 'statusMessage',
+      failure: 'statusMessage',
+      unauthenticated: {
+        status: 401,
+        family: 'statusMessage',
+        message: 'Invalid or expired signature',
+      },
+    },
+    tags: ['t'],
+    summary: 'Signed',
+    response: {},
+    handler: whoAmI,
+  });
   await app.ready();
   return app;
 }
@@ -100,6 +125,24 @@ describe('auth hook', () => {
 
   const get = (a: App, url: string, headers: Record<string, string> = {}) =>
     a.inject({ method: 'GET', url, headers });
+
+  it('token-or-signature: any bearer, or a signature the route accepts (no identity); else 401 in the route family', async () => {
+    const bearer = await get(app, '/api/signed', { authorization: 'Bearer nobody' });
+    expect([bearer.statusCode, bearer.json()]).toEqual([200, { user: 7, decorated: true }]);
+    const signedUrl = await get(app, '/api/signed?sig=good');
+    expect([signedUrl.statusCode, signedUrl.json()]).toEqual([
+      200,
+      { user: null, decorated: true },
+    ]);
+    const refused = { status: false, message: 'Invalid or expired signature' };
+    const bad = await get(app, '/api/signed?sig=bad');
+    expect([bad.statusCode, bad.json()]).toEqual([401, refused]);
+    const none = await get(app, '/api/signed');
+    expect([none.statusCode, none.json()]).toEqual([401, refused]);
+    // An unknown bearer with a good signature: the signature stands in.
+    const both = await get(app, '/api/signed?sig=good', { authorization: 'Bearer stolen' });
+    expect(both.statusCode).toBe(200);
+  });
 
   it('reads a bearer token in any case, with surrounding spaces, and nothing else', () => {
     const of = (authorization?: string) =>

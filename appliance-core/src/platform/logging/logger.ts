@@ -42,6 +42,16 @@ export const REDACT_PATHS = [
   'config[*].value',
   '*.config[*].value',
   '*.proxy_password',
+  // Agents (features/agents): enrollment tokens and adoption keys arrive as `token` (covered
+  // above); the sealed appliance key and download secret, and an adoption key by its own name.
+  'sealed',
+  '*.sealed',
+  'adoption_key',
+  '*.adoption_key',
+  'adoptionKey',
+  '*.adoptionKey',
+  'downloadSecret',
+  '*.downloadSecret',
 ];
 
 export function createLogger(level: string): Logger {

@@ -15,7 +15,7 @@ import {
   publicKeyOf,
   rawPublicKey,
   signHttpRequest,
-} from '../agent-protocol.rules.js';
+} from '../../appliance-core/src/features/agents/agent-protocol.rules.js';
 
 export interface PeerResponse {
   status: number;
