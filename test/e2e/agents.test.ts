@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AgentPeer,
   freeUdpPort,
-} from '../../appliance-core/src/features/agents/testing/agent-peer.js';
+} from '../harness/agent-peer.js';
 import {
   haveChromium,
   launchBrowser,

@@ -13,7 +13,7 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import { api, authHeaders, buildUrl } from '../../lib/api-client.js';
+import { api, authHeaders, buildUrl, classifyUnauthorized } from '../../lib/api-client.js';
 import { failureOf } from '../../lib/api-error.js';
 import { getTransport } from '../../lib/transport.js';
 
@@ -180,7 +180,10 @@ export async function downloadInstaller(arch: Arch): Promise<string> {
     } catch {
       // not JSON
     }
-    throw failureOf(response.status, body) ?? new Error(`HTTP ${response.status}`);
+    const failure = failureOf(response.status, body);
+    if (!failure) throw new Error(`HTTP ${response.status}`);
+    // A 401 is a missing permission or an ended session, decided as for every other request.
+    throw response.status === 401 ? await classifyUnauthorized(failure) : failure;
   }
   const name = installerName(response.headers.get('content-disposition'), arch);
   const blob = await response.blob();
