@@ -7,7 +7,7 @@
  * - adopt by key against a loopback address where no agent listens: the appliance's one 404 text;
  * - a device's Agent tab when no agent answers: the appliance's message, plainly, for processes,
  *   services and disk usage;
- * - adopt by key with a protocol peer (appliance-core's agents/testing/agent-peer.ts: a real
+ * - adopt by key with a protocol peer (test/harness/agent-peer.ts: a real
  *   client of docs/agent-protocol.md on its own loopback address and UDP socket): an unacknowledged
  *   push shows `enrolled=false` with a Retry, the retry adopts; the new device's Agent tab then shows
  *   the processes the peer answers (sorted, filtered), its "services unavailable", the disk report
