@@ -17,10 +17,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  AgentPeer,
-  freeUdpPort,
-} from '../harness/agent-peer.js';
+import { AgentPeer, freeUdpPort } from '../harness/agent-peer.js';
 import {
   haveChromium,
   launchBrowser,
