@@ -1,6 +1,7 @@
 /**
  * The agent endpoints of spec part 2 (Agent installer, Agent probes, Agent administration), typed
- * locally until the generated API types carry them. Query keys: the `agents` family.
+ * from the generated API types (tokens, adoption); probe answers are read defensively
+ * (agent-model.ts), since an agent is a separate program. Query keys: the `agents` family.
  *
  * Answers, as the spec states them:
  * - tokens: a bare array of active rows, newest first; create 201 row plus `token` (the plaintext,
@@ -13,45 +14,22 @@
  */
 import { queryOptions } from '@tanstack/react-query';
 
-import { api, authHeaders, buildUrl, classifyUnauthorized } from '../../lib/api-client.js';
+import {
+  api,
+  authHeaders,
+  buildUrl,
+  classifyUnauthorized,
+  type ApiBody,
+  type ApiResult,
+} from '../../lib/api-client.js';
 import { failureOf } from '../../lib/api-error.js';
 import { getTransport } from '../../lib/transport.js';
 
-export interface EnrollmentToken {
-  id: number;
-  label: string | null;
-  tags: string[];
-  ttl_seconds: number;
-  single_use: boolean;
-  expires_at: string | number | null;
-  consumed_at: string | number | null;
-  revoked_at: string | number | null;
-  created_by_user_id: number | null;
-  created_at?: string | number | null;
-}
-
-export type CreatedToken = EnrollmentToken & { token: string };
-
-export interface TokenDraft {
-  label: string;
-  tags: string[];
-  ttl_seconds: number;
-  single_use: boolean;
-}
-
-export interface AdoptDraft {
-  ip_address: string;
-  token: string;
-  label?: string;
-  profile?: string;
-  tags?: string[];
-}
-
-export interface AdoptAnswer {
-  device_id: number;
-  agent_uuid: string;
-  enrolled: boolean;
-}
+export type EnrollmentToken = ApiResult<'/api/agent-tokens', 'get'>[number];
+export type CreatedToken = ApiResult<'/api/agent-tokens', 'post'>;
+export type TokenDraft = ApiBody<'/api/agent-tokens', 'post'>;
+export type AdoptDraft = ApiBody<'/api/agent/adopt-by-token', 'post'>;
+export type AdoptAnswer = ApiResult<'/api/agent/adopt-by-token', 'post'>;
 
 export interface ProbeAnswer<T> {
   status: number;
