@@ -128,6 +128,28 @@ describe('enrollment tokens', () => {
     expect(screen.getByText('Copy token')).toBeTruthy();
   });
 
+  it('suggests the existing device tag slugs', async () => {
+    answer = (c) =>
+      c.url === '/api/tags'
+        ? {
+            status: 200,
+            body: { tags: [{ id: 1, slug: 'branch-office', name: 'Branch', type: 'device' }] },
+          }
+        : { status: 200, body: [] };
+    wrap(<CreateTokenDialog onClose={vi.fn()} />);
+    const tags = screen
+      .getAllByLabelText('Tags')
+      .find((el) => el instanceof HTMLInputElement && el.type !== 'hidden')!;
+    await waitFor(() => expect(calls.some((c) => c.url === '/api/tags')).toBe(true));
+    fireEvent.click(tags);
+    // The suggestions arrive with the tags answer: type again until they show (bounded by waitFor).
+    await waitFor(() => {
+      fireEvent.change(tags, { target: { value: '' } });
+      fireEvent.change(tags, { target: { value: 'bran' } });
+      expect(screen.getByText('branch-office')).toBeTruthy();
+    });
+  });
+
   it('refuses a TTL under 60 s or over 30 days and sends nothing', async () => {
     wrap(<CreateTokenDialog onClose={vi.fn()} />);
     fireEvent.click(screen.getByLabelText('Validity unit'));

@@ -33,6 +33,7 @@ import { Link } from 'react-router';
 import { EmptyState, ErrorNotice, errorText, RowsSkeleton } from '../../components/ui/feedback.js';
 import { PageHeader } from '../../components/ui/page-header.js';
 import { useCaller } from '../../lib/caller.js';
+import { tagsQuery } from '../../lib/devices-api.js';
 import { formatAgo, formatTime } from '../../lib/format.js';
 import {
   adoptionKeyProblem,
@@ -60,6 +61,16 @@ import {
   type Arch,
   type EnrollmentToken,
 } from './agents-api.js';
+
+/** Existing device tag slugs as suggestions (any slug may still be typed). */
+function useTagSlugs(): string[] {
+  const caller = useCaller();
+  const tags = useQuery({
+    ...tagsQuery,
+    enabled: caller.canAny('devices', 'overwatch', 'write_devices'),
+  });
+  return [...new Set((tags.data ?? []).map((t) => t.slug))];
+}
 
 /** The active enrollment tokens (exported for its component test). */
 export function TokensTable({
@@ -132,6 +143,7 @@ export function CreateTokenDialog({ onClose }: { onClose: () => void }) {
   const [amount, setAmount] = useState<number | string>(TTL_DEFAULT_SECONDS / TTL_UNITS.days);
   const [unit, setUnit] = useState<TtlUnit>('days');
   const [singleUse, setSingleUse] = useState(true);
+  const slugs = useTagSlugs();
   const seconds = ttlSeconds(Number(amount), unit);
   const problems = {
     label: labelProblem(label),
@@ -196,6 +208,7 @@ export function CreateTokenDialog({ onClose }: { onClose: () => void }) {
             <TagsInput
               label="Tags"
               description="Tag slugs given to devices enrolled with it (at most 64 characters each)"
+              data={slugs}
               value={tags}
               onChange={setTags}
               error={problems.tags}
@@ -310,6 +323,7 @@ export function AdoptForm() {
   const [profile, setProfile] = useState(DEFAULT_PROFILE);
   const [tags, setTags] = useState<string[]>([]);
   const [touched, setTouched] = useState(false);
+  const slugs = useTagSlugs();
   const problems = {
     ip: ipProblem(ip.trim()),
     key: adoptionKeyProblem(key.trim()),
@@ -374,6 +388,7 @@ export function AdoptForm() {
         <TagsInput
           label="Tags"
           description="Tag slugs; those outside your own tag scope are dropped by the appliance"
+          data={slugs}
           value={tags}
           onChange={setTags}
           error={problems.tags}
