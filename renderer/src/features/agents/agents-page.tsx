@@ -27,7 +27,7 @@ import {
   Title,
 } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
 
 import { EmptyState, ErrorNotice, errorText, RowsSkeleton } from '../../components/ui/feedback.js';
@@ -69,7 +69,7 @@ function useTagSlugs(): string[] {
     ...tagsQuery,
     enabled: caller.canAny('devices', 'overwatch', 'write_devices'),
   });
-  return [...new Set((tags.data ?? []).map((t) => t.slug))];
+  return useMemo(() => [...new Set((tags.data ?? []).map((t) => t.slug))], [tags.data]);
 }
 
 /** The active enrollment tokens (exported for its component test). */
