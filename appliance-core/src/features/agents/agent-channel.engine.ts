@@ -57,7 +57,7 @@ interface Waiter {
   kind: number;
   nonce: string;
   hmacKey: Buffer;
-  resolve: (payload: Record<string, unknown>) => void;
+  resolve: (payload: Record<string, unknown> | null) => void;
 }
 
 export class AgentChannel {
@@ -134,8 +134,11 @@ export class AgentChannel {
     return socket;
   }
 
-  private send(ip: string, datagram: Buffer): void {
-    this.socketFor(ip).send(datagram, this.opts.port, ip);
+  /** Sends one datagram; `failed` runs when the host's stack refuses it (no route, ...). */
+  private send(ip: string, datagram: Buffer, failed?: (err: Error) => void): void {
+    this.socketFor(ip).send(datagram, this.opts.port, ip, (err) => {
+      if (err) failed?.(err);
+    });
     this.counters.sent++;
   }
 
@@ -249,13 +252,18 @@ export class AgentChannel {
   ): Promise<Record<string, unknown> | null> {
     for (let attempt = 0; attempt < ADOPT_TRIES; attempt++) {
       let waiter: Waiter | undefined;
+      let unreachable = false;
       const answer = new Promise<Record<string, unknown> | null>((resolve) => {
         waiter = { ip, kind, nonce, hmacKey, resolve };
         this.waiters.add(waiter);
         setTimeout(() => resolve(null), ADOPT_STEP_MS).unref();
       });
       try {
-        this.send(ip, datagram);
+        // A datagram the stack refuses (no route to the host) ends the exchange at once.
+        this.send(ip, datagram, () => {
+          unreachable = true;
+          waiter?.resolve(null);
+        });
       } catch {
         if (waiter) this.waiters.delete(waiter);
         return null;
@@ -263,6 +271,7 @@ export class AgentChannel {
       const payload = await answer;
       if (waiter) this.waiters.delete(waiter);
       if (payload) return payload;
+      if (unreachable) return null;
     }
     return null;
   }

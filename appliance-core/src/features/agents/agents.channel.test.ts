@@ -15,6 +15,7 @@ import { AgentPeer, freeUdpPort } from '../../../../test/harness/agent-peer.js';
 import { startAppliance, type Harness } from '../../../../test/harness/appliance.js';
 import { REDACT_PATHS } from '../../platform/logging/logger.js';
 import { downloadSignature } from './agent-protocol.rules.js';
+import { AgentKeys } from './agent-keys.service.js';
 import type { AgentTrackersEngine } from './agent-trackers.engine.js';
 
 let h: Harness;
@@ -119,6 +120,37 @@ describe('adopt-by-token (UDP exchange)', () => {
     });
     expect(probe.body).toEqual({ status: 201, message: [] });
     expect((await p.checkin()).status).toBe(200);
+  });
+
+  it("drops a tag-restricted caller's out-of-scope tag slugs silently", async () => {
+    await h.request('POST', '/api/device/set', {
+      token: admin,
+      body: {
+        ip_address: '127.0.59.2',
+        label: 'tag holder',
+        profile: 'dash_generic',
+        tags: ['team-x'],
+      },
+    });
+    const user = await h.userWith(['devices', 'write_devices'], { tags: ['team-x'] });
+    const p = peer();
+    p.adoptionKey = 'restricted-key-123456';
+    await p.listen(udpPort);
+    const res = await h.request('POST', '/api/agent/adopt-by-token', {
+      token: user.token,
+      body: { ip_address: p.address, token: p.adoptionKey, tags: ['team-x', 'team-y'] },
+    });
+    expect(res.status, res.text).toBe(200);
+    const slugs = h.appliance.db
+      .prepare(
+        'SELECT t.slug FROM device_tags dt JOIN tags t ON t.id = dt.tag_id WHERE dt.device_id = ?',
+      )
+      .all(res.body.device_id)
+      .map((r: any) => r.slug);
+    expect(slugs).toEqual(['team-x']);
+    expect(
+      h.appliance.db.prepare("SELECT 1 FROM tags WHERE slug = 'team-y'").get(),
+    ).toBeUndefined();
   });
 
   it('answers enrolled=false when the push is not acknowledged; the retry with the same key finds the device', async () => {
@@ -374,6 +406,16 @@ describe('rate limits and the source address', () => {
     expect((await peer().checkin()).status).toBe(202);
   });
 
+  it('the 121st result of a minute gets 429', async () => {
+    const { p } = await enrolled();
+    const body = { agent_uuid: p.agentUuid, request_id: 'none', ok: true, data: null };
+    for (let i = 0; i < 120; i++)
+      expect((await p.post('/api/agent/results', body)).status).toBe(404);
+    const limited = await p.post('/api/agent/results', body);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
   it('the 31st enroll of a minute gets 429 with Retry-After', async () => {
     const p = peer();
     for (let i = 0; i < 30; i++) expect((await p.enroll('z'.repeat(40))).status).toBe(401);
@@ -398,7 +440,28 @@ describe('an agent that does not answer', () => {
     expect(took).toBeGreaterThanOrEqual(14_500);
     expect(took).toBeLessThan(17_000);
     expect(p.seen.at(-1)?.op).toBe('processes');
+    const metrics = await h.request('GET', '/metrics', { token: admin });
+    expect(metrics.text).toMatch(/appliance_agent_requests_total\{outcome="unanswered"\} [1-9]/);
+    expect(metrics.text).toMatch(/appliance_agent_datagrams_total\{outcome="sent"\} [1-9]/);
   }, 25_000);
+});
+
+describe('the appliance key', () => {
+  it('is created once, sealed at rest, and the same after the feature is built again (a restart)', async () => {
+    const rows = h.appliance.db.prepare('SELECT * FROM agent_secrets ORDER BY name').all() as any[];
+    expect(rows.map((r) => r.name)).toEqual(['appliance_key', 'download_secret']);
+    for (const r of rows) {
+      expect(r.sealed).toMatch(/^v1:/);
+      expect(r.sealed).not.toContain('PRIVATE KEY');
+    }
+    const again = new AgentKeys(h.appliance.db, h.appliance.ctx.secrets, Date.now());
+    const t = await newToken();
+    const res = await peer().enroll(t.token);
+    expect(res.body.public_key).toBe(again.publicKey);
+    expect(res.body.server_id).toBe(again.serverId);
+    expect(JSON.stringify(again)).not.toContain('PRIVATE');
+    expect((h.appliance.db.prepare('SELECT count(*) n FROM agent_secrets').get() as any).n).toBe(2);
+  });
 });
 
 describe('canaries', () => {

@@ -548,4 +548,43 @@ describe('probes and results through the agent channel', () => {
     );
     expect(forged.status).toBe(401);
   });
+
+  it('results: 400 {errors} for the body shape, 413 past 8 MiB', async () => {
+    for (const body of [
+      { agent_uuid: p.agentUuid, ok: true },
+      { agent_uuid: p.agentUuid, request_id: 'r', ok: 'yes' },
+      { agent_uuid: 'bad', request_id: 'r', ok: true },
+      { agent_uuid: p.agentUuid, request_id: 'r', ok: false, error: 'e'.repeat(1001) },
+    ]) {
+      const res = await p.post('/api/agent/results', body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.errors).toBeTypeOf('object');
+    }
+    const huge = await p.post('/api/agent/results', {
+      agent_uuid: p.agentUuid,
+      request_id: 'r',
+      ok: true,
+      data: 'x'.repeat(8 * 1024 * 1024 + 10),
+    });
+    expect(huge.status).toBe(413);
+  });
+
+  it('check-in: 400 {errors} for each field rule, nothing written', async () => {
+    const q = peer();
+    for (const extra of [
+      { agent_uuid: 'a b c d e f g' },
+      { hostname: 'has>bracket' },
+      { hostname: 'tab\there' },
+      { arch: 'x86' },
+      { token: 'short-token' },
+      { override: 'yes' },
+    ]) {
+      const res = await q.checkin(extra);
+      expect(res.status, JSON.stringify(extra)).toBe(400);
+      expect(res.body.errors, JSON.stringify(extra)).toBeTypeOf('object');
+    }
+    expect(
+      h.appliance.db.prepare('SELECT 1 FROM agents WHERE agent_uuid = ?').get(q.agentUuid),
+    ).toBeUndefined();
+  });
 });

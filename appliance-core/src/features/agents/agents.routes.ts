@@ -44,7 +44,7 @@ import {
   TokenRecord,
   Usage,
 } from './agents.schema.js';
-import { NO_ANSWER, type AgentsService, type SignedRequest } from './agents.service.js';
+import type { AgentsService, SignedRequest } from './agents.service.js';
 import { Type, type TSchema } from '@sinclair/typebox';
 
 const TAGS = ['agents'];
@@ -501,7 +501,6 @@ export async function agentsRoutes(
   deleteRoute('/api/tryDeleteFile', 'file');
   // spec: part2 > Agent administration > POST /api/tryDeleteFolder
   deleteRoute('/api/tryDeleteFolder', 'folder');
-  void NO_ANSWER;
 }
 
 /** A Unix absolute path, or a Windows drive or UNC one; never with NUL. */

@@ -60,7 +60,6 @@ import type {
 export const INVALID_SIGNATURE = 'Invalid signature';
 export const IP_HELD = 'IP address is held by another device';
 export const ADOPT_FAILED = 'Agent not reachable or adoption key not accepted';
-export const NO_ANSWER = 'Agent did not answer';
 const CONFLICT_AUDIT_MS = 60 * 60_000;
 
 /** What a request brings that the service needs: the raw body and the socket's view. */

@@ -75,6 +75,42 @@ export function createAgents(
     },
     request: (target, op, args, waitMs) => channel.request(target, op, args, waitMs),
   });
+  ctx.metrics.register('agents', () => [
+    {
+      name: 'appliance_agent_datagrams_total',
+      help: 'Datagrams of the agent channel: sent, and received but matching no exchange (dropped).',
+      type: 'counter',
+      samples: [
+        { labels: { outcome: 'sent' }, value: channel.counters.sent },
+        { labels: { outcome: 'dropped' }, value: channel.counters.dropped },
+      ],
+    },
+    {
+      name: 'appliance_agent_requests_total',
+      help: 'Signed requests to agents by outcome: answered through /api/agent/results, or unanswered when the waiter gave up.',
+      type: 'counter',
+      samples: [
+        { labels: { outcome: 'answered' }, value: channel.counters.results },
+        { labels: { outcome: 'unanswered' }, value: channel.counters.unanswered },
+      ],
+    },
+    {
+      name: 'appliance_agent_requests_outstanding',
+      help: 'Signed requests to agents still within their validity.',
+      type: 'gauge',
+      samples: [{ value: channel.outstandingCount() }],
+    },
+    {
+      name: 'appliance_agent_tracker_polls_total',
+      help: 'Service readings and event-log polls through agents, and failed polls.',
+      type: 'counter',
+      samples: [
+        { labels: { kind: 'service' }, value: trackers.counters.serviceReadings },
+        { labels: { kind: 'eventlog' }, value: trackers.counters.eventPolls },
+        { labels: { kind: 'failure' }, value: trackers.counters.failures },
+      ],
+    },
+  ]);
   return {
     service,
     channel,

@@ -298,13 +298,16 @@ export function findDeviceAt(
   ip: string,
 ): { id: number; agent_uuid: string | null; label: string } | undefined {
   return db.prepare('SELECT id, agent_uuid, label FROM devices WHERE ip_address = ?').get(ip) as
-    | { id: number; agent_uuid: string | null; label: string }
-    | undefined;
+    { id: number; agent_uuid: string | null; label: string } | undefined;
 }
 
 /** Moves an adopted agent's device to the address it checked in from (the caller checked it is free). */
 export function moveAgentDevice(db: DB, deviceId: number, ip: string, now: number): void {
-  db.prepare('UPDATE devices SET ip_address = ?, updated_at = ? WHERE id = ?').run(ip, now, deviceId);
+  db.prepare('UPDATE devices SET ip_address = ?, updated_at = ? WHERE id = ?').run(
+    ip,
+    now,
+    deviceId,
+  );
   deletePendingByIp(db, ip);
 }
 

@@ -15,9 +15,5 @@ export { TrackersEngine, type TrackersEngineOptions } from './trackers.engine.js
 export { registerTrackerWidgets } from './trackers.widgets.js';
 // Service trackers for the agents feature, which polls them through the agent channel and
 // writes their readings and samples with the trackers' own statements.
-export {
-  allOidTrackers,
-  SERVICE_OID_PREFIX,
-  type OidTrackerRow,
-} from './oids.repository.js';
+export { allOidTrackers, SERVICE_OID_PREFIX, type OidTrackerRow } from './oids.repository.js';
 export { TrackerWrites } from './trackers.writes.js';

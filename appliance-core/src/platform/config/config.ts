@@ -300,7 +300,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: '--agent-udp-port',
     kind: 'integer',
     default: '489',
-    help: "UDP port of the agents the appliance sends signed requests and adoption datagrams to",
+    help: 'UDP port of the agents the appliance sends signed requests and adoption datagrams to',
   },
   {
     key: 'agentSourceIps',
