@@ -335,6 +335,7 @@ describe.runIf(enabled)('agent pages in Chromium', { timeout: 120_000 }, () => {
     const unavailable = panel.getByTestId('services-unavailable');
     await unavailable.waitFor({ timeout: 30_000 });
     expect(await unavailable.textContent()).toMatch(/no systemd/);
+    await page.waitForTimeout(300);
     await screenshot(page, 'agents-device-services-unavailable');
 
     await panel.getByRole('tab', { name: 'Disk usage' }).click();
