@@ -101,6 +101,17 @@ const PAGES: { name: string; path: string; ready: string; act?: (page: Page) => 
     { name: 'alerts-legacy', path: '/alerts/legacy', ready: 'Legacy alerts' },
     { name: 'mail-relay', path: '/mail-relay', ready: 'Mail relay' },
     { name: 'directory', path: '/directory', ready: 'Connection' },
+    { name: 'agents', path: '/agents', ready: 'Agents' },
+    {
+      // A device without an agent: the probe's refusal in the appliance's words.
+      name: 'device-agent',
+      path: '/devices/{xss}',
+      ready: 'Latency and loss',
+      act: async (page) => {
+        await page.getByTestId('agent-tab').click();
+        await page.getByTestId('agent-panel').getByTestId('error-notice').waitFor();
+      },
+    },
     {
       name: 'palette',
       path: '/devices',

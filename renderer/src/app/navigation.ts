@@ -186,6 +186,13 @@ export const PAGES: PageEntry[] = [
     anyOf: ['sa'],
     icon: '⌘',
   },
+  {
+    path: '/agents',
+    label: 'Agents',
+    group: 'Inventory',
+    anyOf: ['agentadmin', 'write_devices'],
+    icon: '⚙',
+  },
 ];
 
 /** Pages of the desktop app (the bridge is there before the console starts). */

@@ -180,6 +180,7 @@ export function consoleRoutes(queryClient: ClientSource = null): RouteObject[] {
         },
         { path: 'os-upgrade', lazy: page(() => import('../features/upgrader/upgrader-page.js')) },
         { path: 'directory', lazy: page(() => import('../features/directory/directory-page.js')) },
+        { path: 'agents', lazy: page(() => import('../features/agents/agents-page.js')) },
         ...desktopRoutes(),
         { path: '*', lazy: page(() => import('../components/ui/not-found-page.js')) },
       ],

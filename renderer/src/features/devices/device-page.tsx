@@ -10,6 +10,7 @@ import { Link, useParams } from 'react-router';
 
 import { ErrorNotice, RowsSkeleton } from '../../components/ui/feedback.js';
 import { DeviceAlertingPanel } from '../alerts/device-alerting-panel.js';
+import { DeviceAgentPanel } from '../agents/device-agent-panel.js';
 import { PageHeader } from '../../components/ui/page-header.js';
 import { StatusBadge } from '../../components/ui/status.js';
 import { WindowPicker } from '../../components/ui/window-picker.js';
@@ -112,6 +113,11 @@ export function Page() {
             Flows
           </Tabs.Tab>
           {caller.can('alerts') ? <Tabs.Tab value="alerting">Alerting</Tabs.Tab> : null}
+          {caller.can('devices') ? (
+            <Tabs.Tab value="agent" data-testid="agent-tab">
+              Agent
+            </Tabs.Tab>
+          ) : null}
         </Tabs.List>
         <Tabs.Panel value="charts" pt="sm">
           <Stack gap="sm">
@@ -154,6 +160,9 @@ export function Page() {
         </Tabs.Panel>
         <Tabs.Panel value="alerting" pt="sm">
           <DeviceAlertingPanel deviceId={id} />
+        </Tabs.Panel>
+        <Tabs.Panel value="agent" pt="sm">
+          <DeviceAgentPanel deviceId={id} />
         </Tabs.Panel>
       </Tabs>
       {editing ? <DeviceForm deviceId={id} onClose={() => setEditing(false)} /> : null}
