@@ -74,7 +74,7 @@ function appliance(dataDir, netflowPort) {
   );
 }
 
-function prefill(file, rows) {
+export function prefill(file, rows) {
   const db = openDatabase(file);
   const now = Date.now();
   const insert = db.prepare(
@@ -118,7 +118,7 @@ async function counters(url, token) {
   return res.json.flows;
 }
 
-function send(port, rate, seconds) {
+export function send(port, rate, seconds) {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,

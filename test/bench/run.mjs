@@ -74,6 +74,12 @@ if (BENCH_KIND === 'flows-list') {
   process.exit(await runFlowsListBench());
 }
 
+// BENCH=combined: syslog and flows together at half their floors (test/bench/combined.bench.mjs).
+if (BENCH_KIND === 'combined') {
+  const { runCombinedBench } = await import('./combined.bench.mjs');
+  process.exit(await runCombinedBench());
+}
+
 // BENCH=retention runs only the retention pruner bench (test/bench/retention.bench.mjs).
 if (BENCH_KIND === 'retention') {
   const { runRetentionBench } = await import('./retention.bench.mjs');

@@ -74,7 +74,7 @@ function appliance(dataDir, syslogPort) {
   );
 }
 
-function prefill(file, rows) {
+export function prefill(file, rows) {
   const db = openDatabase(file);
   const now = Date.now();
   const insert = db.prepare(
