@@ -329,3 +329,31 @@ describe('the TEMP-trigger guard at its edges', () => {
     ]);
   });
 });
+
+describe('the event loop', () => {
+  const ports = () =>
+    process.getActiveResourcesInfo().filter((kind) => kind === 'MessagePort').length;
+
+  it('neither the running worker nor a pending restart keeps the process alive', async () => {
+    const w = writer({ flushMs: 60_000, restartDelayMs: 60_000 });
+    const before = ports();
+    w.start();
+    await until(() => workerOf(w)?.threadId !== undefined);
+    await sleep(50);
+    expect(ports()).toBe(before);
+    await workerOf(w)?.terminate();
+    await until(() => exitReports().length === 1);
+    const timer = (w as unknown as { restartTimer: NodeJS.Timeout | null }).restartTimer;
+    expect(timer?.hasRef()).toBe(false);
+  });
+
+  it('close() does not wait out closeTimeoutMs when the worker ends', async () => {
+    const w = writer({ flushMs: 60_000, closeTimeoutMs: 5000 });
+    w.write('test.child', [1, 1, 1, null]);
+    await w.flush();
+    const started = Date.now();
+    await w.close();
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(childCount()).toBe(1);
+  });
+});
