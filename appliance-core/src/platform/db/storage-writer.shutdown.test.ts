@@ -277,6 +277,47 @@ describe('clients that go away', () => {
   });
 });
 
+describe('the TEMP-trigger guard without TEMP triggers', () => {
+  it('compiles nothing and opens no second connection when the API connection has no TEMP trigger', () => {
+    const w = new StorageWriter(db, { onError: (err) => errors.push(err.message) });
+    writers.push(w);
+    // The plain connection the guard compares with would open the file by its name: gone, it
+    // cannot. The API connection keeps working on the file it has open.
+    fs.renameSync(file, `${file}.away`);
+    try {
+      expect(() =>
+        w.define(
+          'test.child',
+          'INSERT INTO child (id, parent_id, value, note) VALUES (?, ?, ?, ?)',
+        ),
+      ).not.toThrow();
+      db.exec('CREATE TEMP TRIGGER parent_seen AFTER INSERT ON parent BEGIN SELECT 1; END');
+      expect(() => w.define('test.parent', 'INSERT INTO parent (id) VALUES (?)')).toThrow(
+        `cannot open database ${file}`,
+      );
+    } finally {
+      fs.renameSync(`${file}.away`, file);
+    }
+  });
+
+  it('and none when there is no statement to check (start() of a writer without statements)', async () => {
+    db.exec('CREATE TEMP TRIGGER parent_seen AFTER INSERT ON parent BEGIN SELECT 1; END');
+    const w = new StorageWriter(db, { onError: (err) => errors.push(err.message) });
+    writers.push(w);
+    fs.renameSync(file, `${file}.away`);
+    try {
+      expect(() => w.start()).not.toThrow();
+    } finally {
+      // Back before the worker thread, which has just been created, gets to open it.
+      fs.renameSync(`${file}.away`, file);
+    }
+    w.define('test.child', 'INSERT INTO child (id, parent_id, value, note) VALUES (?, ?, ?, ?)');
+    w.write('test.child', [1, 1, 1, null]);
+    await w.flush();
+    expect(childCount()).toBe(1);
+  });
+});
+
 describe('the TEMP-trigger guard at its edges', () => {
   beforeEach(() => {
     db.exec(`
