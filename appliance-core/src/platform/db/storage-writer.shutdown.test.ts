@@ -260,6 +260,20 @@ describe('a restart pending at close()', () => {
   });
 });
 
+describe('close() and clients in other threads', () => {
+  it('lets the worker commit what a client had posted before close(), within closeTimeoutMs', async () => {
+    const w = writer({ flushMs: 60_000, maxPending: 100 });
+    w.start();
+    const client = new StorageWriterClient(w.connect('there', { postEvery: 1_000_000 }));
+    for (let i = 1; i <= 20_000; i++) client.write('test.child', [i, 1, i, null]);
+    client.post();
+    // The worker has the writes (its first batch of 100 is in): close() now.
+    await until(() => childCount() > 0);
+    await w.close();
+    expect(childCount()).toBe(20_000);
+  });
+});
+
 describe('clients that go away', () => {
   it('the last counters of every client of one name are summed under that name', async () => {
     const w = writer({ flushMs: 60_000 });
