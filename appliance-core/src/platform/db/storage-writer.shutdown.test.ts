@@ -274,6 +274,17 @@ describe('close() and clients in other threads', () => {
   });
 });
 
+describe('clients that report problems', () => {
+  it('a failure without an error text is reported as unknown', async () => {
+    const w = writer({ errorReportMs: 0 });
+    const port = w.connect('there');
+    port.postMessage({ type: 'problems', failed: 2, error: null, dropped: 0 });
+    await until(() => errors.length > 0);
+    port.close();
+    expect(errors).toEqual(['storage writer: 2 writes failed and were skipped (first: unknown)']);
+  });
+});
+
 describe('clients that go away', () => {
   it('the last counters of every client of one name are summed under that name', async () => {
     const w = writer({ flushMs: 60_000 });
@@ -312,6 +323,28 @@ describe('the TEMP-trigger guard without TEMP triggers', () => {
     } finally {
       fs.renameSync(`${file}.away`, file);
     }
+  });
+
+  it('the connection it compiles on is closed again (no file descriptor left open)', () => {
+    db.exec('CREATE TEMP TRIGGER parent_seen AFTER INSERT ON parent BEGIN SELECT 1; END');
+    const w = new StorageWriter(db, { onError: (err) => errors.push(err.message) });
+    writers.push(w);
+    const open = () =>
+      fs.readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(file);
+        } catch {
+          return false; // the directory's own descriptor, already closed
+        }
+      }).length;
+    w.define('test.warm', 'UPDATE child SET note = ? WHERE id = ?'); // files the first compile opens for the API connection stay open
+    const before = open();
+    for (let i = 0; i < 3; i++)
+      w.define(
+        `test.child${i}`,
+        'INSERT INTO child (id, parent_id, value, note) VALUES (?, ?, ?, ?)',
+      );
+    expect(open()).toBe(before);
   });
 
   it('and none when there is no statement to check (start() of a writer without statements)', async () => {
