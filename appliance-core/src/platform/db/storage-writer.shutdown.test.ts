@@ -285,6 +285,20 @@ describe('clients that report problems', () => {
   });
 });
 
+describe('the report window', () => {
+  it('a close() with nothing to report does not start a window: the first problem after it is reported at once', async () => {
+    const w = writer(); // errorReportMs 60 s
+    w.start();
+    await w.close();
+    w.start();
+    const port = w.connect('there');
+    port.postMessage({ type: 'problems', failed: 0, error: null, dropped: 3 });
+    await until(() => errors.length > 0);
+    port.close();
+    expect(errors).toEqual(['storage writer: 3 writes dropped at full producer queues (there: 3)']);
+  });
+});
+
 describe('clients that go away', () => {
   it('the last counters of every client of one name are summed under that name', async () => {
     const w = writer({ flushMs: 60_000 });
