@@ -82,7 +82,7 @@ function crashWithWrites(
   worker.postMessage({ type: 'lane', id: 1_000_000, name: 'broken', port });
   const p = w.producer(name);
   for (let i = 0; i < count; i++) p.write('test.child', [1000 + i, 1, i, null]);
-  p.post();
+  void p.flush(); // posts them
   return p;
 }
 
