@@ -20,6 +20,7 @@ const ALL = [
   'test/contract/contract.test.ts',
   'appliance-core/src/platform/db/storage-writer.test.ts',
   'appliance-core/src/platform/db/storage-writer.lifecycle.test.ts',
+  'appliance-core/src/platform/db/storage-writer.shutdown.test.ts',
   'appliance-core/src/platform/http/auth-hook.test.ts',
   'appliance-core/src/platform/http/identity.test.ts',
   'appliance-core/src/platform/http/route-config.test.ts',

@@ -485,13 +485,13 @@ export class StorageWriter {
     this.worker = worker;
     this.startedAt = Date.now();
     this.lostAtSpawn = this.lostInFlight;
-    worker.unref();
     worker.on('message', (msg: { type: string; name?: string; error?: string }) => {
       if (msg.type === 'define-failed')
         this.report(`storage writer: statement ${msg.name} does not prepare: ${msg.error}`);
     });
     worker.on('error', (err) => (this.crash = err.message));
     worker.on('exit', (code) => this.exited(worker, code));
+    worker.unref(); // after the listeners: adding a 'message' listener refs the worker again
     for (const [entry, port] of links) this.attach(entry, port);
   }
 
