@@ -140,20 +140,16 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
       // A pattern JavaScript cannot read: fall back to plain strings.
     }
   }
+  // The fixed lists are cut to the field's lengths before they become arbitraries: a filter that
+  // no value passes (a 32-character minimum against short constants) makes fast-check retry forever.
+  const plausible = PLAUSIBLE.filter((s) => s.length >= minLength && s.length <= maxLength);
+  const hostile = HOSTILE.filter((s) => s.length >= minLength);
   return fc.oneof(
     { arbitrary: fc.string({ minLength, maxLength }), weight: 3 },
     // Values that fields without a declared format often want (addresses, hosts, port lists).
-    {
-      arbitrary: fc
-        .constantFrom(...PLAUSIBLE)
-        .filter((s) => s.length >= minLength && s.length <= maxLength),
-      weight: 2,
-    },
+    ...(plausible.length > 0 ? [{ arbitrary: fc.constantFrom(...plausible), weight: 2 }] : []),
     { arbitrary: fc.string({ minLength, maxLength, unit: 'grapheme' }), weight: 1 },
-    {
-      arbitrary: fc.constantFrom(...HOSTILE).filter((s) => s.length >= minLength),
-      weight: 1,
-    },
+    ...(hostile.length > 0 ? [{ arbitrary: fc.constantFrom(...hostile), weight: 1 }] : []),
   );
 }
 
