@@ -234,7 +234,11 @@ export class CapEngine implements CaptureEngine {
       if (ended) return;
       ended = true;
       clearInterval(timer);
-      closeAll();
+      // Closed on the next turn, never inside a handle's own packet callback (the byte cap ends
+      // a capture from there): cap's close() under its poll callback stops a libuv poll handle
+      // that is already closing, and libuv aborts the process (seen once in CI: uv_poll_stop's
+      // assertion). Packets that arrive meanwhile are dropped by the `ended` check.
+      setImmediate(closeAll);
       try {
         flush();
       } catch (err) {
