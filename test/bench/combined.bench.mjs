@@ -7,8 +7,9 @@
  * were prefilled with BENCH_COMBINED_PREFILL rows each (default 10,000,000 syslog rows and as
  * many flows). Reports sent and stored per feed (zero loss is the bar), the syslog
  * intake-to-committed p99, the appliance's CPU seconds per 100,000 items, then the first pages
- * of GET /api/syslog/list and GET /api/netflow/list (active flows) timed BENCH_COMBINED_LIST_RUNS
- * times each (default 20) right after. Writes test/bench/results/combined-latest.json.
+ * of GET /api/syslog/list and GET /api/netflow/list (active flows), timed in turn while both feeds
+ * arrive (after the first 10 s) and BENCH_COMBINED_LIST_RUNS times each (default 20) right after.
+ * Writes test/bench/results/combined-latest.json.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -110,10 +111,37 @@ export async function runCombinedBench() {
 
     const before = await counters(started.url, token);
     const cpuBefore = cpuSecondsOf(pid);
+    // While both feeds arrive: the first pages timed in turn, every 500 ms after the first 10 s
+    // (the active flow list then holds a full minute of the flows being sent).
+    let sending = true;
+    const during = (async () => {
+      const times = { syslog: [], flows: [] };
+      await sleep(Math.min(10_000, (DURATION_S * 1000) / 2));
+      for (let i = 0; sending && i < 10_000; i++) {
+        const route = i % 2 === 0 ? '/api/syslog/list?limit=1000' : '/api/netflow/list?limit=1000';
+        const res = await timedGet(`${started.url}${route}`, token);
+        if (res.status !== 200) throw new Error(`${route}: HTTP ${res.status}`);
+        times[i % 2 === 0 ? 'syslog' : 'flows'].push(res.ms);
+        await sleep(250);
+      }
+      const stats = (values) => {
+        const sorted = [...values].sort((a, b) => a - b);
+        return sorted.length === 0
+          ? null
+          : {
+              runs: sorted.length,
+              p50: round(sorted[Math.floor(sorted.length / 2)], 1),
+              p99: round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))], 1),
+            };
+      };
+      return { syslogFirstPage: stats(times.syslog), flowsActiveFirstPage: stats(times.flows) };
+    })();
     const [syslogSent, flowsSent] = await Promise.all([
       sendSyslog(ports.syslog.udp, SYSLOG_RATE, DURATION_S, 2),
       sendFlows(ports.netflow.udp, FLOWS_RATE, DURATION_S),
     ]);
+    sending = false;
+    const listsDuringIntake = await during;
     // Settle: both feeds' stored counts stop moving (at most 30 s).
     let after = await counters(started.url, token);
     for (let i = 0; i < 60; i++) {
@@ -154,6 +182,7 @@ export async function runCombinedBench() {
       syslogFirstPage: await firstPages(started.url, token, '/api/syslog/list?limit=1000'),
       flowsActiveFirstPage: await firstPages(started.url, token, '/api/netflow/list?limit=1000'),
     };
+    log(`first pages during intake: ${JSON.stringify(listsDuringIntake)}`);
     log(`first pages right after: ${JSON.stringify(lists)}`);
     const summary = {
       at: new Date().toISOString(),
@@ -165,6 +194,7 @@ export async function runCombinedBench() {
       syslog,
       flows,
       cpuSecondsPer100k,
+      listsDuringIntake,
       lists,
     };
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
