@@ -33,11 +33,29 @@ export const DEFAULT_UDP_PORT = 489;
 
 export class ConfigError extends Error {}
 
+/**
+ * Every option takes a value, and tokens, adoption keys and release keys are base64url or
+ * similar text that may start with `-`, which parseArgs reads as another option ("argument is
+ * ambiguous"): `--name value` is joined into `--name=value` first, whatever the value.
+ */
+function joinValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    if (/^--[a-z-]+$/.test(arg) && next !== undefined) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
 export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): AgentConfig {
   let values;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      args: joinValues(argv),
       strict: true,
       options: {
         server: { type: 'string' },
