@@ -146,6 +146,15 @@ function receiptMicros(): () => number {
   return () => Math.floor(anchorWall + (performance.now() - anchorMono) * 1000);
 }
 
+/**
+ * Closed libpcap handles are kept for the life of the process: the cap module's finalizer stops
+ * the poll handle of a Cap that close() already closed, and libuv aborts the process on that
+ * (`uv_poll_stop: Assertion !uv__is_closing(handle)`, seen at random points of two CI runs: when
+ * the garbage collector ran). A handle is a few hundred bytes; an appliance opens one probe at
+ * start and one per capture interface.
+ */
+const retired: unknown[] = [];
+
 export class CapEngine implements CaptureEngine {
   readonly name = 'cap' as const;
 
@@ -156,6 +165,7 @@ export class CapEngine implements CaptureEngine {
       const probe = new cap.Cap();
       probe.open('lo', '', 65536, Buffer.alloc(SNAPLEN));
       probe.close();
+      retired.push(probe);
       return null;
     } catch (err) {
       return `libpcap cannot capture (CAP_NET_RAW is needed): ${oneLine((err as Error).message)}`;
@@ -178,6 +188,8 @@ export class CapEngine implements CaptureEngine {
           h.close();
         } catch {
           // already closed
+        } finally {
+          retired.push(h);
         }
     };
     try {
@@ -198,6 +210,7 @@ export class CapEngine implements CaptureEngine {
         const linkType = LINK_TYPES[linkName];
         if (linkType === undefined) {
           handle.close();
+          retired.push(handle);
           throw new EngineRejected(
             'bad-interface',
             `${iface}: link type ${linkName} is not supported by the cap engine`,
