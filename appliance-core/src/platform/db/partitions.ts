@@ -112,6 +112,12 @@ export interface PartitionRef {
   schema: string;
 }
 
+/** A partition with the first and last time of its rows. */
+export interface PartitionSpan extends PartitionRef {
+  minTime: number;
+  maxTime: number;
+}
+
 /** A table's stored maintenance settings; `jobId` is the id the cron routes answer. */
 export interface PartitionSettings {
   jobId: number;
@@ -228,21 +234,39 @@ export class PartitionedTable {
    * their recorded bounds, the latest by its time index. May be empty.
    */
   windowPartitions(from: number, to: number): PartitionRef[] {
-    const overlapping = new Set(
+    return this.windowSpans(from, to).map(({ name, schema }) => ({ name, schema }));
+  }
+
+  /**
+   * `windowPartitions` with each partition's first and last time (the recorded bounds of a dated
+   * partition, the time index of the latest), for a reader that plans by them.
+   */
+  windowSpans(from: number, to: number): PartitionSpan[] {
+    const recorded = new Map(
       (
         this.db
           .prepare(
-            'SELECT partition_name FROM partition_bounds WHERE table_name = ? AND min_time <= ? AND max_time >= ?',
+            'SELECT partition_name, min_time, max_time FROM partition_bounds WHERE table_name = ? AND min_time <= ? AND max_time >= ?',
           )
-          .all(this.name, to, from) as { partition_name: string }[]
-      ).map((row) => row.partition_name),
+          .all(this.name, to, from) as {
+          partition_name: string;
+          min_time: number;
+          max_time: number;
+        }[]
+      ).map((row) => [row.partition_name, { minTime: row.min_time, maxTime: row.max_time }]),
     );
     const { minTime, maxTime } = this.latestTimes();
-    return this.located().filter((ref) =>
-      ref.name === this.latest
-        ? minTime !== null && maxTime !== null && minTime <= to && maxTime >= from
-        : overlapping.has(ref.name),
-    );
+    const spans: PartitionSpan[] = [];
+    for (const ref of this.located()) {
+      if (ref.name === this.latest) {
+        if (minTime !== null && maxTime !== null && minTime <= to && maxTime >= from)
+          spans.push({ ...ref, minTime, maxTime });
+      } else {
+        const span = recorded.get(ref.name);
+        if (span) spans.push({ ...ref, ...span });
+      }
+    }
+    return spans;
   }
 
   /**
