@@ -16,7 +16,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { prefill as prefillFlows, send as sendFlows } from './flows.bench.mjs';
 import {
-  ADMIN_PASSWORD,
   bearerToken,
   call,
   cpuSecondsOf,
@@ -26,10 +25,8 @@ import {
   RESULTS_DIR,
   round,
   sendSyslog,
-  SERVER_ENTRY,
   sleep,
-  startChild,
-  startFlags,
+  startAppliance,
   stopChild,
   timedGet,
 } from './lib.mjs';
@@ -41,22 +38,8 @@ const FLOWS_RATE = intEnv('BENCH_COMBINED_FLOWS_RATE', 10_000, 1, 1_000_000);
 const DURATION_S = intEnv('BENCH_COMBINED_DURATION_S', 60, 1, 3600);
 const LIST_RUNS = intEnv('BENCH_COMBINED_LIST_RUNS', 20, 1, 1000);
 
-function appliance(dataDir, port) {
-  return startChild(
-    'appliance',
-    [...startFlags(), SERVER_ENTRY],
-    {
-      APPLIANCE_DATA_DIR: dataDir,
-      APPLIANCE_BIND: '127.0.0.1',
-      APPLIANCE_HTTPS_PORT: '0',
-      APPLIANCE_SYSLOG_PORT: port,
-      APPLIANCE_NETFLOW_PORT: port,
-      APPLIANCE_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      APPLIANCE_LOG_LEVEL: 'warn',
-    },
-    /appliance listening on (https:\/\/127\.0\.0\.1:\d+)/,
-  );
-}
+const appliance = (dataDir, port) =>
+  startAppliance(dataDir, [], { APPLIANCE_SYSLOG_PORT: port, APPLIANCE_NETFLOW_PORT: port });
 
 async function counters(url, token) {
   for (let attempt = 1; ; attempt++) {

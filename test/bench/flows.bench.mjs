@@ -23,7 +23,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../appliance-core/dist/platform/db/database.js';
 import {
-  ADMIN_PASSWORD,
   bearerToken,
   call,
   cpuSecondsOf,
@@ -33,10 +32,8 @@ import {
   machineInfo,
   RESULTS_DIR,
   round,
-  SERVER_ENTRY,
   sleep,
-  startChild,
-  startFlags,
+  startAppliance,
   stopChild,
   timedGet,
 } from './lib.mjs';
@@ -57,22 +54,8 @@ const p99 = (values) => {
   return round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))], 1);
 };
 
-function appliance(dataDir, netflowPort) {
-  return startChild(
-    'appliance',
-    [...startFlags(), SERVER_ENTRY],
-    {
-      APPLIANCE_DATA_DIR: dataDir,
-      APPLIANCE_BIND: '127.0.0.1',
-      APPLIANCE_HTTPS_PORT: '0',
-      APPLIANCE_SYSLOG_PORT: '0',
-      APPLIANCE_NETFLOW_PORT: netflowPort,
-      APPLIANCE_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      APPLIANCE_LOG_LEVEL: 'warn',
-    },
-    /appliance listening on (https:\/\/127\.0\.0\.1:\d+)/,
-  );
-}
+const appliance = (dataDir, netflowPort) =>
+  startAppliance(dataDir, [], { APPLIANCE_NETFLOW_PORT: netflowPort });
 
 export function prefill(file, rows) {
   const db = openDatabase(file);

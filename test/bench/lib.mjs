@@ -174,8 +174,11 @@ export function startFlags() {
   return match[1].trim().split(/\s+/).filter(Boolean);
 }
 
-/** Starts the built appliance on `dataDir` and a free 127.0.0.1 port, with the flags of `npm start`; resolves once it prints its URL. */
-export function startAppliance(dataDir, nodeArgs = []) {
+/**
+ * Starts the built appliance on `dataDir` and a free 127.0.0.1 port, with the flags of `npm start`
+ * (collectors off unless `env` turns them on); resolves once it prints its URL.
+ */
+export function startAppliance(dataDir, nodeArgs = [], env = {}) {
   if (!fs.existsSync(SERVER_ENTRY))
     throw new Error(`${path.relative(ROOT, SERVER_ENTRY)} not found: run \`npm run build\` first`);
   return startChild(
@@ -189,6 +192,7 @@ export function startAppliance(dataDir, nodeArgs = []) {
       APPLIANCE_NETFLOW_PORT: '0',
       APPLIANCE_ADMIN_PASSWORD: ADMIN_PASSWORD,
       APPLIANCE_LOG_LEVEL: 'warn',
+      ...env,
     },
     /appliance listening on (https:\/\/127\.0\.0\.1:\d+)/,
   );

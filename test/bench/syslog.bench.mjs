@@ -24,7 +24,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../appliance-core/dist/platform/db/database.js';
 import {
-  ADMIN_PASSWORD,
   bearerToken,
   call,
   intEnv,
@@ -33,10 +32,8 @@ import {
   RESULTS_DIR,
   round,
   sendSyslog,
-  SERVER_ENTRY,
   sleep,
-  startChild,
-  startFlags,
+  startAppliance,
   stopChild,
   timedGet,
 } from './lib.mjs';
@@ -57,22 +54,8 @@ const p99 = (values) => {
   return round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))], 1);
 };
 
-function appliance(dataDir, syslogPort) {
-  return startChild(
-    'appliance',
-    [...startFlags(), SERVER_ENTRY],
-    {
-      APPLIANCE_DATA_DIR: dataDir,
-      APPLIANCE_BIND: '127.0.0.1',
-      APPLIANCE_HTTPS_PORT: '0',
-      APPLIANCE_SYSLOG_PORT: syslogPort,
-      APPLIANCE_NETFLOW_PORT: '0',
-      APPLIANCE_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      APPLIANCE_LOG_LEVEL: 'warn',
-    },
-    /appliance listening on (https:\/\/127\.0\.0\.1:\d+)/,
-  );
-}
+const appliance = (dataDir, syslogPort) =>
+  startAppliance(dataDir, [], { APPLIANCE_SYSLOG_PORT: syslogPort });
 
 export function prefill(file, rows) {
   const db = openDatabase(file);
