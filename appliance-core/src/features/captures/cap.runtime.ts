@@ -32,6 +32,7 @@ interface CapHandle {
   close(): void;
   setMinBytes?(bytes: number): void;
   on(event: 'packet', listener: (nbytes: number, truncated: boolean) => void): void;
+  removeAllListeners(event: 'packet'): void;
 }
 interface CapModule {
   Cap: { new (): CapHandle; deviceList(): { name: string }[] };
@@ -147,13 +148,55 @@ function receiptMicros(): () => number {
 }
 
 /**
- * Closed libpcap handles are kept for the life of the process: the cap module's finalizer stops
- * the poll handle of a Cap that close() already closed, and libuv aborts the process on that
- * (`uv_poll_stop: Assertion !uv__is_closing(handle)`, seen at random points of two CI runs: when
- * the garbage collector ran). A handle is a few hundred bytes; an appliance opens one probe at
- * start and one per capture interface.
+ * Every libpcap handle this process creates is kept referenced until it exits, and a handle whose
+ * open() threw is never closed. `cap` (0.2.x) embeds a libuv poll handle in each native Cap that it
+ * stops but never closes, and its finalizer calls close() again:
+ * - open() that fails after pcap_create (a filter libpcap refuses, an interface it cannot activate)
+ *   leaves the poll handle uninitialised and the object unreferenced; when the garbage collector
+ *   finalizes it, close() stops that garbage and libuv aborts the process (`uv_poll_stop:
+ *   Assertion !uv__is_closing(handle)`: vitest workers died at random points of three CI runs;
+ *   reproduced with 300 refused filters and a forced collection, and kept off by this list);
+ * - a closed Cap, once collected, frees a poll handle that is still linked in the event loop's
+ *   handle queue, and the next handle inserted beside it writes into freed memory.
+ * The list lives on globalThis so that a module evaluated twice in one process shares it. What it
+ * costs: the native object (a few hundred bytes) per handle; a handle whose open() failed also
+ * keeps its pcap_t, and after a refused filter its activated socket, which is why a filter is
+ * first tried on a small kernel buffer (FILTER_PROBE_BUFFER) before the 128 MiB capture ring.
+ * Buffers and packet listeners are dropped at close, so a retained handle holds no capture data.
  */
-const retired: unknown[] = [];
+const RETAINED = Symbol.for('netmon.cap.handles');
+const retained: CapHandle[] = ((globalThis as unknown as Record<symbol, CapHandle[]>)[RETAINED] ??=
+  []);
+/** The kernel buffer of the throwaway handle that tries a filter before the capture opens. */
+const FILTER_PROBE_BUFFER = 65536;
+
+/** A new handle opened on `iface`, retained (above); open()'s error is thrown as it came. */
+function openHandle(
+  cap: CapModule,
+  iface: string,
+  filter: string,
+  bufSize: number,
+  buffer: Buffer,
+): { handle: CapHandle; link: string } {
+  const handle = new cap.Cap();
+  retained.push(handle);
+  const link = handle.open(iface, filter, bufSize, buffer);
+  return { handle, link };
+}
+
+/** Closes a handle whose open() succeeded and lets go of its buffer and listeners. */
+function closeHandle(handle: CapHandle): void {
+  try {
+    handle.close();
+  } catch {
+    // already closed
+  }
+  handle.removeAllListeners('packet');
+  delete (handle as CapHandle & { buffer?: Buffer }).buffer;
+}
+
+/** The probe's verdict, once per process: a process's capabilities do not change while it runs. */
+let probed: string | null | undefined;
 
 export class CapEngine implements CaptureEngine {
   readonly name = 'cap' as const;
@@ -161,15 +204,14 @@ export class CapEngine implements CaptureEngine {
   async unusable(): Promise<string | null> {
     const cap = loadCap();
     if (typeof cap === 'string') return cap;
+    if (probed !== undefined) return probed;
     try {
-      const probe = new cap.Cap();
-      probe.open('lo', '', 65536, Buffer.alloc(SNAPLEN));
-      probe.close();
-      retired.push(probe);
-      return null;
+      closeHandle(openHandle(cap, 'lo', '', FILTER_PROBE_BUFFER, Buffer.alloc(SNAPLEN)).handle);
+      probed = null;
     } catch (err) {
-      return `libpcap cannot capture (CAP_NET_RAW is needed): ${oneLine((err as Error).message)}`;
+      probed = `libpcap cannot capture (CAP_NET_RAW is needed): ${oneLine((err as Error).message)}`;
     }
+    return probed;
   }
 
   async start(options: EngineStartOptions): Promise<EngineRun> {
@@ -183,34 +225,38 @@ export class CapEngine implements CaptureEngine {
     const handles: CapHandle[] = [];
     const header: Buffer[] = [sectionHeaderBlock()];
     const closeAll = () => {
-      for (const h of handles.splice(0))
-        try {
-          h.close();
-        } catch {
-          // already closed
-        } finally {
-          retired.push(h);
-        }
+      for (const h of handles.splice(0)) closeHandle(h);
+    };
+    const opened = (iface: string, bufSize: number, buffer: Buffer) => {
+      // An interface the kernel does not list is refused here, before libpcap (which would print
+      // a warning on stderr and leave a handle to retain); `any` is libpcap's own.
+      if (
+        iface !== 'any' &&
+        fs.existsSync('/sys/class/net') &&
+        !fs.existsSync(`/sys/class/net/${iface}`)
+      )
+        throw new EngineRejected('bad-interface', `${iface}: No such device exists`);
+      try {
+        return openHandle(cap, iface, options.bpf, bufSize, buffer);
+      } catch (err) {
+        const message = oneLine((err as Error).message);
+        if (/syntax|filter|illegal|parse/i.test(message))
+          throw new EngineRejected('bad-filter', `The capture filter is invalid: ${message}`);
+        if (/no such device|doesn't exist|not found/i.test(message))
+          throw new EngineRejected('bad-interface', message);
+        throw new EngineUnavailable(`libpcap cannot capture on ${iface}: ${message}`);
+      }
     };
     try {
       options.ifaces.forEach((iface) => {
-        const handle = new cap.Cap();
+        // The filter and the interface first on a small buffer: a refusal then keeps a small
+        // socket for the life of the process (see retained), not a 128 MiB ring.
+        closeHandle(opened(iface, FILTER_PROBE_BUFFER, Buffer.alloc(SNAPLEN)).handle);
         const buffer = Buffer.alloc(SNAPLEN);
-        let linkName: string;
-        try {
-          linkName = handle.open(iface, options.bpf, KERNEL_BUFFER, buffer);
-        } catch (err) {
-          const message = oneLine((err as Error).message);
-          if (/syntax|filter|illegal|parse/i.test(message))
-            throw new EngineRejected('bad-filter', `The capture filter is invalid: ${message}`);
-          if (/no such device|doesn't exist|not found/i.test(message))
-            throw new EngineRejected('bad-interface', message);
-          throw new EngineUnavailable(`libpcap cannot capture on ${iface}: ${message}`);
-        }
+        const { handle, link: linkName } = opened(iface, KERNEL_BUFFER, buffer);
         const linkType = LINK_TYPES[linkName];
         if (linkType === undefined) {
-          handle.close();
-          retired.push(handle);
+          closeHandle(handle);
           throw new EngineRejected(
             'bad-interface',
             `${iface}: link type ${linkName} is not supported by the cap engine`,

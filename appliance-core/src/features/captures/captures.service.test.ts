@@ -11,6 +11,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../../platform/db/database.js';
 import { migrate } from '../../platform/db/migrate.js';
@@ -344,5 +346,33 @@ describe.runIf(typeof loadCap() !== 'string')('the cap engine (libpcap in proces
         byteCap: 65536,
       }),
     ).rejects.toMatchObject({ reason: 'bad-filter' });
+  });
+
+  // A refused open leaves cap's native poll handle uninitialised; were the handle collected, its
+  // finalizer would stop that garbage and libuv would abort this worker (the test file then fails
+  // as a crashed worker). Broken by not retaining the handles in cap.runtime.ts: aborts here.
+  it('survives refused filters, refused interfaces and closed captures through garbage collections', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const engine = new CapEngine();
+    for (let i = 0; i < 40; i++) {
+      const file = path.join(dir, `r${i}.pcapng`);
+      const bad = engine.start({ ifaces: ['lo'], bpf: 'port 99999', file, byteCap: 65536 });
+      await expect(bad).rejects.toMatchObject({ reason: 'bad-filter' });
+      fs.rmSync(file, { force: true });
+      const missing = engine.start({ ifaces: ['nosuch0'], bpf: '', file, byteCap: 65536 });
+      await expect(missing).rejects.toMatchObject({ reason: 'bad-interface' });
+      fs.rmSync(file, { force: true });
+      if (i % 10 === 0) {
+        const run = await engine.start({ ifaces: ['lo'], bpf: 'icmp', file, byteCap: 65536 });
+        await run.stop();
+      }
+      if (i % 5 === 0) gc();
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    gc();
+    await new Promise((r) => setTimeout(r, 50));
+    gc();
+    expect(await engine.unusable()).toBeNull();
   });
 });
