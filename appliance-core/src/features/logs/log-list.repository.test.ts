@@ -151,6 +151,27 @@ describe('listWindow', () => {
       partial: false,
     });
   });
+  it('reads its newest slice even when the deadline passed before the walk began', () => {
+    const stale = listWindow<{ message: string }>(
+      db,
+      table,
+      {
+        columns: 'message',
+        where: { sql: 'severity = ?', params: [7] },
+        ...window,
+        offset: 0,
+        limit: 2,
+        deadline: 0,
+      },
+      () => 1_000,
+    );
+    expect(stale.rows.map((r) => r.message)).toEqual(['row 49999', 'row 49991']);
+    expect(stale.partial).toBe(true);
+    expect(stale.total).toBeGreaterThanOrEqual(2);
+    const counted = countRowsBySeverity(db, table, all, window.start, window.end, 0, () => 1_000);
+    expect(counted.partial).toBe(true);
+    expect([...counted.counts.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+  });
 });
 
 describe('rollup-guided walk', () => {

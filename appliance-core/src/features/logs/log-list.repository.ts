@@ -140,12 +140,20 @@ export function rollupRanges(
 /**
  * The budget check between slices: true when the next slice would likely end past `deadline`,
  * judged by the slowest step so far (a slice's cut, count and read), so that a walk stops in
- * time instead of after the deadline by up to one slice.
+ * time instead of after the deadline by up to one slice. The first check always passes: a walk
+ * reads at least its newest slice, so a request that waited past its deadline before the walk
+ * began (a starved process) answers the newest rows, partial, rather than nothing.
  */
 function pacer(deadline: number, now: () => number): () => boolean {
   let mark = now();
   let slowest = 0;
+  let first = true;
   return () => {
+    if (first) {
+      first = false;
+      mark = now();
+      return false;
+    }
     const at = now();
     slowest = Math.max(slowest, at - mark);
     mark = at;

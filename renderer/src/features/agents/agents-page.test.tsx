@@ -1,21 +1,14 @@
 // @vitest-environment happy-dom
-import { MantineProvider } from '@mantine/core';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { QueryClient } from '@tanstack/react-query';
+import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
-import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { useSession } from '../../lib/session.js';
-import { setTransport } from '../../lib/transport.js';
 import { AdoptForm, CreateTokenDialog, Downloads, Page, TokensTable } from './agents-page.js';
 import type { EnrollmentToken } from './agents-api.js';
+import { installFakeAppliance, renderInConsole, type Call } from '../../testing/console-harness.js';
+import { useSession } from '../../lib/session.js';
 
-interface Call {
-  method: string;
-  url: string;
-  body: unknown;
-}
 let calls: Call[] = [];
 let answer: (c: Call) => { status: number; body: unknown } = () => ({ status: 200, body: {} });
 let permissions: string[] = ['agentadmin', 'devices', 'write_devices'];
@@ -23,47 +16,12 @@ let permissions: string[] = ['agentadmin', 'devices', 'write_devices'];
 const PLAINTEXT = 'tok_e2e_0123456789abcdefghijklmnopqrstuvwxyzABCDEF';
 
 beforeEach(() => {
-  calls = [];
   permissions = ['agentadmin', 'devices', 'write_devices'];
-  sessionStorage.clear();
-  useSession.getState().signIn('tok-1', { id: 1, email: 'a@x', name: 'A' });
-  setTransport({
-    base: '',
-    holdsToken: false,
-    fetch: async (url, init) => {
-      const call = {
-        method: String(init?.method ?? 'GET'),
-        url: String(url),
-        body: typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined,
-      };
-      calls.push(call);
-      if (call.url.startsWith('/api/getUsers'))
-        return Response.json({ caller_id: 1, users: [{ id: 1, permissions, tags: [] }] });
-      const a = answer(call);
-      return new Response(JSON.stringify(a.body), {
-        status: a.status,
-        headers: { 'content-type': 'application/json' },
-      });
-    },
-    openSocket: () => {
-      throw new Error('no sockets here');
-    },
-  });
+  calls = installFakeAppliance({ permissions: () => permissions, answer: (c) => answer(c) });
 });
 afterEach(cleanup);
 
-function wrap(
-  node: ReactNode,
-  client = new QueryClient({ defaultOptions: { queries: { retry: false } } }),
-) {
-  return render(
-    <QueryClientProvider client={client}>
-      <MantineProvider>
-        <MemoryRouter>{node}</MemoryRouter>
-      </MantineProvider>
-    </QueryClientProvider>,
-  );
-}
+const wrap = (node: ReactNode, client?: QueryClient) => renderInConsole(node, { client });
 
 const writes = () => calls.filter((c) => c.method !== 'GET');
 

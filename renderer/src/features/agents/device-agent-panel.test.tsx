@@ -1,62 +1,28 @@
 // @vitest-environment happy-dom
-import { MantineProvider } from '@mantine/core';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import type { QueryClient } from '@tanstack/react-query';
+import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { useSession } from '../../lib/session.js';
-import { setTransport } from '../../lib/transport.js';
 import { DeviceAgentPanel, ProcessesTable, ServicesView } from './device-agent-panel.js';
+import {
+  installFakeAppliance,
+  renderInConsole,
+  type Answer,
+  type Call,
+} from '../../testing/console-harness.js';
 
-interface Call {
-  method: string;
-  url: string;
-  body: unknown;
-}
-type Answer = { status: number; body: unknown } | Promise<{ status: number; body: unknown }>;
 let calls: Call[] = [];
 let answer: (c: Call) => Answer = () => ({ status: 200, body: {} });
 let permissions: string[] = ['devices'];
 
 beforeEach(() => {
-  calls = [];
   permissions = ['devices'];
-  sessionStorage.clear();
-  useSession.getState().signIn('tok-1', { id: 1, email: 'a@x', name: 'A' });
-  setTransport({
-    base: '',
-    holdsToken: false,
-    fetch: async (url, init) => {
-      const call = {
-        method: String(init?.method ?? 'GET'),
-        url: String(url),
-        body: typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined,
-      };
-      calls.push(call);
-      if (call.url.startsWith('/api/getUsers'))
-        return Response.json({ caller_id: 1, users: [{ id: 1, permissions, tags: [] }] });
-      const a = await answer(call);
-      return new Response(JSON.stringify(a.body), {
-        status: a.status,
-        headers: { 'content-type': 'application/json' },
-      });
-    },
-    openSocket: () => {
-      throw new Error('no sockets here');
-    },
-  });
+  calls = installFakeAppliance({ permissions: () => permissions, answer: (c) => answer(c) });
 });
 afterEach(cleanup);
 
-function wrap(node: ReactNode) {
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  return render(
-    <QueryClientProvider client={client}>
-      <MantineProvider>{node}</MantineProvider>
-    </QueryClientProvider>,
-  );
-}
+const wrap = (node: ReactNode, client?: QueryClient) => renderInConsole(node, { client });
 
 const probes = () => calls.filter((c) => c.method === 'POST');
 

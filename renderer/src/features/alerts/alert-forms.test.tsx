@@ -1,62 +1,26 @@
 // @vitest-environment happy-dom
-import { MantineProvider } from '@mantine/core';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import type { QueryClient } from '@tanstack/react-query';
+import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { useSession } from '../../lib/session.js';
-import { setTransport } from '../../lib/transport.js';
 import { AlertEditor } from './alerts-page.js';
 import type { AlertClass, AlertRow, HistoryRow, Outlet } from './alerts-api.js';
 import { HistoryTable } from './history-page.js';
 import { relayDraft, RelayForm } from './mail-relay-page.js';
 import { OutletForm } from './outlets-page.js';
 import { WindowForm } from './windows-page.js';
+import { installFakeAppliance, renderInConsole, type Call } from '../../testing/console-harness.js';
 
-interface Call {
-  method: string;
-  url: string;
-  body: unknown;
-}
 let calls: Call[] = [];
 let answer: (c: Call) => { status: number; body: unknown } = () => ({ status: 200, body: {} });
 
 beforeEach(() => {
-  calls = [];
-  sessionStorage.clear();
-  useSession.getState().signIn('tok-1', { id: 1, email: 'a@x', name: 'A' });
-  setTransport({
-    base: '',
-    holdsToken: false,
-    fetch: async (url, init) => {
-      const call = {
-        method: String(init?.method ?? 'GET'),
-        url: String(url),
-        body: typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined,
-      };
-      calls.push(call);
-      const a = answer(call);
-      return new Response(JSON.stringify(a.body), {
-        status: a.status,
-        headers: { 'content-type': 'application/json' },
-      });
-    },
-    openSocket: () => {
-      throw new Error('no sockets here');
-    },
-  });
+  calls = installFakeAppliance({ permissions: () => [], answer: (c) => answer(c) });
 });
 afterEach(cleanup);
 
-function wrap(node: ReactNode) {
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  return render(
-    <QueryClientProvider client={client}>
-      <MantineProvider>{node}</MantineProvider>
-    </QueryClientProvider>,
-  );
-}
+const wrap = (node: ReactNode, client?: QueryClient) => renderInConsole(node, { client });
 
 const writes = () => calls.filter((c) => c.method !== 'GET');
 

@@ -471,7 +471,16 @@ export function LogExplorer({ feedId }: { feedId: FeedId }) {
               title="Partial answer"
             >
               The appliance ran out of time: these rows and the count cover the newest part of the
-              window only. A narrower window or a more selective filter gives a complete answer.
+              window only. A narrower window or a more selective filter gives a complete answer.{' '}
+              <Button
+                size="compact-xs"
+                variant="subtle"
+                data-testid="partial-retry"
+                loading={list.isFetching}
+                onClick={() => void list.refetch()}
+              >
+                Retry
+              </Button>
             </Alert>
           ) : null}
           {answer.data.length === 0 ? (
