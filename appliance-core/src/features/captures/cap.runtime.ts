@@ -25,6 +25,7 @@ import {
   type EngineRun,
   type EngineStartOptions,
 } from './capture-engine.rules.js';
+import { namespaceInterfaces } from './capture-interfaces.service.js';
 import { EPB_TYPE, IDB_TYPE, SHB_TYPE } from './pcapng.rules.js';
 
 interface CapHandle {
@@ -228,13 +229,10 @@ export class CapEngine implements CaptureEngine {
       for (const h of handles.splice(0)) closeHandle(h);
     };
     const opened = (iface: string, bufSize: number, buffer: Buffer) => {
-      // An interface the kernel does not list is refused here, before libpcap (which would print
-      // a warning on stderr and leave a handle to retain); `any` is libpcap's own.
-      if (
-        iface !== 'any' &&
-        fs.existsSync('/sys/class/net') &&
-        !fs.existsSync(`/sys/class/net/${iface}`)
-      )
+      // An interface this network namespace does not have is refused here, before libpcap (which
+      // would print a warning on stderr and leave a handle to retain); `any` is libpcap's own.
+      const known = namespaceInterfaces();
+      if (iface !== 'any' && known !== null && !known.includes(iface))
         throw new EngineRejected('bad-interface', `${iface}: No such device exists`);
       try {
         return openHandle(cap, iface, options.bpf, bufSize, buffer);

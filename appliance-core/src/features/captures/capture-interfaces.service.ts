@@ -1,8 +1,9 @@
 /**
  * The interfaces a capture may open, and the default when a request names none.
  *
- * Capturable: the kernel's network interfaces (/sys/class/net) plus `any` (libpcap's pseudo
- * interface for all of them). Default: the interfaces marked `use_sniffer` in the network
+ * Capturable: the network interfaces of the appliance's network namespace (/proc/net/dev:
+ * /sys/class/net shows the host's when the process runs under `unshare -n` or systemd's
+ * PrivateNetwork) plus `any` (libpcap's pseudo interface for all of them). Default: the interfaces marked `use_sniffer` in the network
  * configuration, through the `sniffInterfaces` provider the composition root injects (the
  * settings feature fills it; until then it answers none); when none is marked, the interface
  * of the IPv4 default route (/proc/net/route), else `any`.
@@ -11,25 +12,38 @@ import fs from 'node:fs';
 
 export type SniffInterfacesProvider = () => readonly string[];
 
+/**
+ * The interface names of this process's network namespace, from `/proc/net/dev` (two header
+ * lines, then `name: counters`), or null when the file cannot be read.
+ */
+export function namespaceInterfaces(netDev = '/proc/net/dev'): string[] | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(netDev, 'utf8');
+  } catch {
+    return null;
+  }
+  return text
+    .split('\n')
+    .slice(2)
+    .map((line) => line.split(':')[0]!.trim())
+    .filter(Boolean);
+}
+
 /** Until the settings feature stores `use_sniffer` roles, no interface is marked. */
 export const noSniffInterfaces: SniffInterfacesProvider = () => [];
 
 export class CaptureInterfaces {
   constructor(
     private readonly sniff: SniffInterfacesProvider = noSniffInterfaces,
-    private readonly sysNet = '/sys/class/net',
+    private readonly netDev = '/proc/net/dev',
     private readonly routeFile = '/proc/net/route',
   ) {}
 
   list(): string[] {
-    let names: string[] = [];
-    try {
-      names = fs
-        .readdirSync(this.sysNet)
-        .filter((n) => /^[A-Za-z0-9_][A-Za-z0-9_.:@-]{0,31}$/.test(n));
-    } catch {
-      names = [];
-    }
+    const names = (namespaceInterfaces(this.netDev) ?? []).filter((n) =>
+      /^[A-Za-z0-9_][A-Za-z0-9_.:@-]{0,31}$/.test(n),
+    );
     return [...names.sort(), 'any'];
   }
 
