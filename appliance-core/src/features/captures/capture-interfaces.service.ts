@@ -3,10 +3,11 @@
  *
  * Capturable: the network interfaces of the appliance's network namespace (/proc/net/dev:
  * /sys/class/net shows the host's when the process runs under `unshare -n` or systemd's
- * PrivateNetwork) plus `any` (libpcap's pseudo interface for all of them). Default: the interfaces marked `use_sniffer` in the network
- * configuration, through the `sniffInterfaces` provider the composition root injects (the
- * settings feature fills it; until then it answers none); when none is marked, the interface
- * of the IPv4 default route (/proc/net/route), else `any`.
+ * PrivateNetwork) plus `any` (libpcap's pseudo interface for all of them).
+ *
+ * Default: the interfaces marked `use_sniffer` in the network configuration, through the
+ * `sniffInterfaces` provider the composition root injects (the settings feature's stored roles);
+ * when none is marked, the interface of the IPv4 default route (/proc/net/route), else `any`.
  */
 import fs from 'node:fs';
 
@@ -30,7 +31,7 @@ export function namespaceInterfaces(netDev = '/proc/net/dev'): string[] | null {
     .filter(Boolean);
 }
 
-/** Until the settings feature stores `use_sniffer` roles, no interface is marked. */
+/** No interface marked (the default when no provider is injected, as in the feature's tests). */
 export const noSniffInterfaces: SniffInterfacesProvider = () => [];
 
 export class CaptureInterfaces {
