@@ -67,7 +67,8 @@ export const SPEC_PARTITIONED_TABLES = [
 export const DAILY_ROTATION = '0 0 * * *';
 /** Default rotation of walks_log: weekly, Monday 00:00 UTC. */
 export const WEEKLY_ROTATION = '0 0 * * 1';
-/** Retention of every partitioned table until the settings issue's retention policy arrives. */
+/** Default retention of a partitioned table, stored at its first registration (the retention policy,
+ * setRetentionPolicy, changes it per table). */
 export const DEFAULT_RETENTION_DAYS = 84;
 
 /** How the maintenance routes and the scheduler treat a table (its owner's defaults). */
