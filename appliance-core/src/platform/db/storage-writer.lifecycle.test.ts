@@ -6,59 +6,49 @@
  * client that goes away. Fast tests (no bulk writes), so that mutation testing can run them per
  * mutant (docs/testing.md); storage-writer.test.ts has the batching, crash and group behaviour.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { watchTables } from './change-triggers.js';
-import { openDatabase, type DB } from './database.js';
+import type { DB } from './database.js';
+import {
+  CHILD_INSERT,
+  closeFixture,
+  countChildren,
+  openFixture,
+  sleep,
+  until,
+  workerOf,
+} from './testing/writer-fixture.js';
 import { StorageWriter, type StorageWriterOptions } from './storage-writer.js';
 
 let dir: string;
 let file: string;
 let db: DB;
-let writers: StorageWriter[] = [];
+const writers: StorageWriter[] = [];
 let ports: MessagePort[] = [];
 let errors: string[] = [];
 
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-writer-lifecycle-'));
-  file = path.join(dir, 'test.db');
-  db = openDatabase(file);
-  db.exec(`
-    CREATE TABLE parent (id INTEGER PRIMARY KEY) STRICT;
-    CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER NOT NULL REFERENCES parent (id), value INTEGER NOT NULL, note TEXT) STRICT;
-    INSERT INTO parent (id) VALUES (1);`);
+  ({ dir, file, db } = openFixture('storage-writer-lifecycle-'));
   errors = [];
 });
 
 afterEach(async () => {
   for (const port of ports) port.close();
   ports = [];
-  for (const w of writers) await w.close();
-  writers = [];
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await closeFixture({ dir, db }, writers.splice(0));
 });
 
 function writer(options: StorageWriterOptions = {}): StorageWriter {
   const w = new StorageWriter(file, { onError: (err) => errors.push(err.message), ...options });
-  w.define('test.child', 'INSERT INTO child (id, parent_id, value, note) VALUES (?, ?, ?, ?)');
+  w.define('test.child', CHILD_INSERT);
   writers.push(w);
   return w;
 }
 
-const childCount = () => (db.prepare('SELECT count(*) AS n FROM child').get() as { n: number }).n;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const childCount = () => countChildren(db);
 
-/** Waits (bounded) until `done()` holds. */
-async function until(done: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!done() && Date.now() < end) await sleep(5);
-}
-
-const workerOf = (w: StorageWriter) => (w as unknown as { worker: Worker | null }).worker;
 const lanesOf = (w: StorageWriter) => (w as unknown as { lanes: Map<number, unknown> }).lanes;
 
 interface ControlMessage {
@@ -151,7 +141,7 @@ describe('StorageWriter start() and close()', () => {
   it('start() on a running writer does nothing: the same worker, no new check of the statements', () => {
     const w = new StorageWriter(db, { onError: (err) => errors.push(err.message) });
     writers.push(w);
-    w.define('test.child', 'INSERT INTO child (id, parent_id, value, note) VALUES (?, ?, ?, ?)');
+    w.define('test.child', CHILD_INSERT);
     w.start();
     const first = workerOf(w);
     expect(first).not.toBeNull();

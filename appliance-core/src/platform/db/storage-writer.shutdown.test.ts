@@ -12,55 +12,44 @@
  * message are never taken, and are lost with the worker, deterministically.
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { watchTables } from './change-triggers.js';
 import { openDatabase, type DB } from './database.js';
+import {
+  CHILD_INSERT,
+  closeFixture,
+  countChildren,
+  openFixture,
+  sleep,
+  until,
+  workerOf,
+} from './testing/writer-fixture.js';
 import { StorageWriter, StorageWriterClient, type StorageWriterOptions } from './storage-writer.js';
 
 let dir: string;
 let file: string;
 let db: DB;
-let writers: StorageWriter[] = [];
+const writers: StorageWriter[] = [];
 let errors: string[] = [];
 
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-writer-shutdown-'));
-  file = path.join(dir, 'test.db');
-  db = openDatabase(file);
-  db.exec(`
-    CREATE TABLE parent (id INTEGER PRIMARY KEY) STRICT;
-    CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER NOT NULL REFERENCES parent (id), value INTEGER NOT NULL, note TEXT) STRICT;
-    INSERT INTO parent (id) VALUES (1);`);
+  ({ dir, file, db } = openFixture('storage-writer-shutdown-'));
   errors = [];
 });
 
 afterEach(async () => {
-  for (const w of writers) await w.close();
-  writers = [];
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await closeFixture({ dir, db }, writers.splice(0));
 });
 
 function writer(options: StorageWriterOptions = {}): StorageWriter {
   const w = new StorageWriter(file, { onError: (err) => errors.push(err.message), ...options });
-  w.define('test.child', 'INSERT INTO child (id, parent_id, value, note) VALUES (?, ?, ?, ?)');
+  w.define('test.child', CHILD_INSERT);
   writers.push(w);
   return w;
 }
 
-const childCount = () => (db.prepare('SELECT count(*) AS n FROM child').get() as { n: number }).n;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits (bounded) until `done()` holds. */
-async function until(done: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!done() && Date.now() < end) await sleep(5);
-}
-
-const workerOf = (w: StorageWriter) => (w as unknown as { worker: Worker | null }).worker;
+const childCount = () => countChildren(db);
 
 /** The error a worker throws for a lane message without a port (`lanePort.on` of undefined). */
 const NO_PORT = "Cannot read properties of undefined (reading 'on')";
@@ -162,7 +151,7 @@ describe('a worker that crashes', () => {
         }
       },
     });
-    w.define('test.child', 'INSERT INTO child (id, parent_id, value, note) VALUES (?, ?, ?, ?)');
+    w.define('test.child', CHILD_INSERT);
     writers.push(w);
     w.start();
     crashWithWrites(w, 'feed', 1);
@@ -372,7 +361,7 @@ describe('the TEMP-trigger guard without TEMP triggers', () => {
       // Back before the worker thread, which has just been created, gets to open it.
       fs.renameSync(`${file}.away`, file);
     }
-    w.define('test.child', 'INSERT INTO child (id, parent_id, value, note) VALUES (?, ?, ?, ?)');
+    w.define('test.child', CHILD_INSERT);
     w.write('test.child', [1, 1, 1, null]);
     await w.flush();
     expect(childCount()).toBe(1);

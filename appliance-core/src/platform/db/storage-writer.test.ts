@@ -8,13 +8,20 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { watchTables } from './change-triggers.js';
 import { openDatabase, writeIntent, type DB } from './database.js';
+import {
+  CHILD_INSERT,
+  closeFixture,
+  countChildren,
+  openFixture,
+  sleep,
+  until,
+  workerOf,
+} from './testing/writer-fixture.js';
 import {
   StorageWriter,
   type CommitNotice,
@@ -25,50 +32,36 @@ import {
 let dir: string;
 let file: string;
 let db: DB;
-let writers: StorageWriter[] = [];
+const writers: StorageWriter[] = [];
 let errors: string[] = [];
 
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-writer-test-'));
-  file = path.join(dir, 'test.db');
-  db = openDatabase(file);
-  db.exec(`
+const SCHEMA = `
     CREATE TABLE parent (id INTEGER PRIMARY KEY) STRICT;
     CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER NOT NULL REFERENCES parent (id), value INTEGER NOT NULL CHECK (value >= 0), note TEXT) STRICT;
     CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL) STRICT;
     INSERT INTO parent (id) VALUES (1), (2);
-    INSERT INTO counter (id, n) VALUES (1, 0);`);
+    INSERT INTO counter (id, n) VALUES (1, 0);`;
+
+beforeEach(() => {
+  ({ dir, file, db } = openFixture('storage-writer-test-', SCHEMA));
   errors = [];
 });
 
 afterEach(async () => {
-  for (const w of writers) await w.close();
-  writers = [];
-  db.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await closeFixture({ dir, db }, writers.splice(0));
 });
 
 function writer(options: StorageWriterOptions = {}): StorageWriter {
   const w = new StorageWriter(file, { onError: (err) => errors.push(err.message), ...options });
-  w.define('test.child', 'INSERT INTO child (id, parent_id, value, note) VALUES (?, ?, ?, ?)');
+  w.define('test.child', CHILD_INSERT);
   w.define('test.bump', 'UPDATE counter SET n = n + ? WHERE id = 1');
   writers.push(w);
   return w;
 }
 
-const childCount = () => (db.prepare('SELECT count(*) AS n FROM child').get() as { n: number }).n;
+const childCount = () => countChildren(db);
 const count = (sql: string, ...params: unknown[]) =>
   (db.prepare(sql).get(...params) as { n: number }).n;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits (bounded) until `done()` holds. */
-async function until(done: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!done() && Date.now() < end) await sleep(5);
-}
-
-const workerOf = (w: StorageWriter) =>
-  (w as unknown as { worker: { terminate(): Promise<number> } | null }).worker;
 
 describe('StorageWriter', () => {
   it('commits a batch in one transaction, visible to another connection after flush()', async () => {
@@ -755,7 +748,7 @@ describe('the TEMP-trigger guard (change-triggers.ts)', () => {
     const w = new StorageWriter(db, { onError: (err) => errors.push(err.message) });
     writers.push(w);
     w.define('test.reading', 'UPDATE watched SET reading = ? WHERE id = ?'); // an unwatched column
-    w.define('test.child', 'INSERT INTO child (id, parent_id, value, note) VALUES (?, ?, ?, ?)'); // INSERT ignored
+    w.define('test.child', CHILD_INSERT); // INSERT ignored
     w.define('test.bump', 'UPDATE counter SET n = n + ? WHERE id = 1'); // an unwatched table
     const refused = /writes a table or column that a cache of the API connection watches/;
     expect(() => w.define('test.label', 'UPDATE watched SET label = ? WHERE id = ?')).toThrow(
@@ -793,7 +786,7 @@ describe('StorageWriter and the API connection', () => {
     expect(Atomics.load(intent, 0)).toBe(0);
     const w = new StorageWriter(db, { onError: (err) => errors.push(err.message), flushMs: 5 });
     writers.push(w);
-    w.define('test.child', 'INSERT INTO child (id, parent_id, value, note) VALUES (?, ?, ?, ?)');
+    w.define('test.child', CHILD_INSERT);
     w.start();
     Atomics.add(intent, 0, 1); // as an API write waiting for the lock does
     const heldAt = Date.now();
