@@ -749,6 +749,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/daemons': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Every daemon with its start_auto flag, variables, and the variables it accepts
+     * @description Not in the specification: one request for what `GET /api/daemon/{identifier}` gives per daemon, plus `vars`, the catalogue of variables each daemon accepts (name, secret, description). Secret values read as the sentinel `{"__encrypted__": true}`.
+     */
+    get: operations['getDaemons'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/deleteDevice': {
     parameters: {
       query?: never;
@@ -10121,6 +10141,96 @@ export interface operations {
         content: {
           'application/json': {
             message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+      /** @description Default Response */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            message: string;
+          };
+        };
+      };
+    };
+  };
+  getDaemons: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            daemons: {
+              config: {
+                value:
+                  | string
+                  | {
+                      /** @enum {boolean} */
+                      __encrypted__: true;
+                    };
+                var: string;
+              }[];
+              id: number;
+              name: string;
+              start_auto: boolean;
+              /** @description The variables the daemon accepts; any other is refused (422) */
+              vars: {
+                description: string;
+                /** @description Stored sealed; reads back as the sentinel */
+                secret: boolean;
+                var: string;
+              }[];
+            }[];
+          };
+        };
+      };
+      /** @description HTTP 200 failure of the legacy family */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            hasError: true;
+            message: string;
+            /** @enum {boolean} */
+            status: false;
           };
         };
       };

@@ -15,6 +15,7 @@ import { EngineRegistry } from '../../platform/engines/engine-registry.js';
 import { REDACT_PATHS } from '../../platform/logging/logger.js';
 import { SecretBox } from '../../platform/security/secret-box.js';
 import { startAppliance, type Harness } from '../../../../test/harness/appliance.js';
+import { varsOf } from './daemons.catalog.js';
 import { startsAutomatically } from './daemons.repository.js';
 import { DaemonsService } from './daemons.service.js';
 
@@ -54,6 +55,7 @@ describe('the sa gate', () => {
   it('denies every daemon endpoint to a caller without sa (system is not enough)', async () => {
     for (const [method, url, body] of [
       ['GET', '/api/daemon/syslog', undefined],
+      ['GET', '/api/daemons', undefined],
       ['POST', '/api/daemon/1/config', { config: [] }],
       ['POST', '/api/daemon/1/start', { start_auto: true }],
     ] as const) {
@@ -87,6 +89,41 @@ describe('GET /api/daemon/{identifier}', () => {
       expect(res.body, identifier).toEqual({ message: 'Daemon not found' });
     }
     expect((await get('x'.repeat(65))).status).toBe(422);
+  });
+});
+
+describe('GET /api/daemons (designed)', () => {
+  it('lists every daemon once, by id, as GET /api/daemon gives it, with the variables it accepts', async () => {
+    const res = await h.request('GET', '/api/daemons', { token: admin });
+    expect(res.status).toBe(200);
+    const daemons = res.body.daemons as {
+      id: number;
+      name: string;
+      vars: { var: string; secret: boolean; description: string }[];
+    }[];
+    const engines = h.appliance.registry.list().filter((e) => !e.shared);
+    expect(daemons.map((d) => d.name).sort()).toEqual(engines.map((e) => e.name).sort());
+    expect(daemons.map((d) => d.id)).toEqual([...daemons.map((d) => d.id)].sort((a, b) => a - b));
+    for (const daemon of daemons) {
+      const { vars: accepted, ...view } = daemon;
+      expect(view, daemon.name).toEqual((await get(daemon.name)).body);
+      expect(accepted, daemon.name).toEqual(
+        varsOf(daemon.name).map((v) => ({
+          var: v.var,
+          secret: v.secret === true,
+          description: v.description,
+        })),
+      );
+    }
+    const delivery = daemons.find((d) => d.name === 'alert-delivery')!;
+    expect(delivery.vars).toContainEqual(
+      expect.objectContaining({ var: 'proxy_password', secret: true }),
+    );
+    expect(delivery.vars).toContainEqual(
+      expect.objectContaining({ var: 'proxy_url', secret: false }),
+    );
+    const openapi = await h.request('GET', '/openapi.json');
+    expect(openapi.text).toContain('"/api/daemons"');
   });
 });
 
@@ -137,6 +174,16 @@ describe('POST /api/daemon/{id}/config', () => {
     ]);
     await configure(id, []);
     expect((await get(String(id))).body.config).toEqual([]);
+    // The list masks it the same way.
+    await configure(id, [{ var: 'proxy_password', value: CANARY }]);
+    const listed = await h.request('GET', '/api/daemons', { token: admin });
+    expect(listed.text).not.toContain(CANARY);
+    expect(
+      (listed.body.daemons as { name: string; config: unknown }[]).find(
+        (d) => d.name === 'alert-delivery',
+      )?.config,
+    ).toEqual([{ var: 'proxy_password', value: SENTINEL }]);
+    await configure(id, []);
     // The canary never reached the audit log or the OpenAPI document.
     const audit = h.appliance.db.prepare('SELECT * FROM audit_log').all();
     expect(JSON.stringify(audit)).not.toContain(CANARY);

@@ -7,6 +7,7 @@ import type { App } from '../../platform/http/http-server.js';
 import { allOf } from '../../platform/http/identity.js';
 import {
   DaemonAnswer,
+  DaemonCatalogueAnswer,
   DaemonConfigBody,
   DaemonIdParams,
   DaemonParams,
@@ -35,6 +36,20 @@ export async function daemonsRoutes(app: App, ctx: CoreContext, deps: DaemonsDep
     if (!row) throw failure(404, NOT_FOUND);
     return row;
   };
+
+  // designed (docs/spec-decisions.md): the list of daemons with the variables each accepts
+  defineRoute(app, {
+    method: 'GET',
+    url: '/api/daemons',
+    access,
+    errors: errors('Failed to read the daemons'),
+    tags: ['maintenance'],
+    summary: 'Every daemon with its start_auto flag, variables, and the variables it accepts',
+    description:
+      'Not in the specification: one request for what `GET /api/daemon/{identifier}` gives per daemon, plus `vars`, the catalogue of variables each daemon accepts (name, secret, description). Secret values read as the sentinel `{"__encrypted__": true}`.',
+    response: { 200: DaemonCatalogueAnswer },
+    handler: async () => ({ daemons: deps.daemons().catalogue() }),
+  });
 
   // spec: part3 > Data maintenance > GET /api/daemon/{identifier}
   defineRoute(app, {

@@ -26,6 +26,22 @@ export const DaemonAnswer = Type.Object({
   ),
 });
 
+export const DaemonCatalogueAnswer = Type.Object({
+  daemons: Type.Array(
+    Type.Object({
+      ...DaemonAnswer.properties,
+      vars: Type.Array(
+        Type.Object({
+          var: Type.String(),
+          secret: Type.Boolean({ description: 'Stored sealed; reads back as the sentinel' }),
+          description: Type.String(),
+        }),
+        { description: 'The variables the daemon accepts; any other is refused (422)' },
+      ),
+    }),
+  ),
+});
+
 export const DaemonConfigBody = Type.Object({
   config: Type.Array(
     Type.Object({

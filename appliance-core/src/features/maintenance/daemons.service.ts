@@ -70,15 +70,22 @@ export class DaemonsService {
     );
   }
 
-  /** A daemon by numeric id or by name; only daemons whose engine is registered. */
-  find(identifier: string): DaemonRow | undefined {
+  /** The daemons whose engine is registered, by id. */
+  rows(): DaemonRow[] {
     const registered = new Set(
       this.engines
         .list()
         .filter((e) => !e.shared)
         .map((e) => e.name),
     );
-    const rows = listDaemons(this.db).filter((row) => registered.has(row.name));
+    return listDaemons(this.db)
+      .filter((row) => registered.has(row.name))
+      .sort((a, b) => a.id - b.id);
+  }
+
+  /** A daemon by numeric id or by name; only daemons whose engine is registered. */
+  find(identifier: string): DaemonRow | undefined {
+    const rows = this.rows();
     if (/^[1-9][0-9]{0,15}$/.test(identifier))
       return rows.find((row) => row.id === Number(identifier));
     return rows.find((row) => row.name === identifier);
@@ -94,6 +101,18 @@ export class DaemonsService {
         value: v.sealed ? ENCRYPTED_SENTINEL : v.value,
       })),
     };
+  }
+
+  /** Every daemon's view with the variables it accepts (the designed GET /api/daemons). */
+  catalogue(): (DaemonView & { vars: { var: string; secret: boolean; description: string }[] })[] {
+    return this.rows().map((row) => ({
+      ...this.view(row),
+      vars: varsOf(row.name).map((v) => ({
+        var: v.var,
+        secret: v.secret === true,
+        description: v.description,
+      })),
+    }));
   }
 
   /** Validates and stores a complete replacement, then restarts the daemon if it is running. */

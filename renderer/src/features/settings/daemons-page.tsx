@@ -1,7 +1,7 @@
 /**
- * Daemons (spec part 3, Data maintenance; permission `sa`): the catalogue (the appliance's
- * non-shared engines, each read through `GET /api/daemon/{name}`), each daemon's variables and
- * whether it starts with the appliance. Secret values are never sent to the console: they read
+ * Daemons (spec part 3, Data maintenance; permission `sa`): the appliance's daemons, their
+ * variables and the variables each accepts (one request, the designed `GET /api/daemons`), and
+ * whether each starts with the appliance. Secret values are never sent to the console: they read
  * as the sentinel `{"__encrypted__": true}` and show as "set"; saving is a complete replacement
  * (a removed row is removed) that sends the sentinel for a secret left untouched, which keeps
  * it. A save that stored the values but could not restart the daemon (`reload_failed: true`) is
@@ -35,13 +35,7 @@ import {
   type Daemon,
   type DaemonSaveAnswer,
 } from './settings-api.js';
-import {
-  catalogOf,
-  daemonConfigBody,
-  daemonForm,
-  isSecretVar,
-  type DaemonVarForm,
-} from './settings-model.js';
+import { daemonConfigBody, daemonForm, isSecretVar, type DaemonVarForm } from './settings-model.js';
 import { statusColor } from './services-page.js';
 import { Gated, OutcomeNotice, StateBadge, type Outcome } from './settings-shared.js';
 
@@ -74,7 +68,7 @@ export function DaemonCard({
 }) {
   const [rows, setRows] = useState<DaemonVarForm[]>(() => daemonForm(daemon));
   const [startAuto, setStartAuto] = useState(daemon.start_auto);
-  const catalog = catalogOf(daemon.name);
+  const catalog = daemon.vars;
   const missing = catalog.filter((c) => !rows.some((r) => r.var === c.var));
   const update = (index: number, change: Partial<DaemonVarForm>) =>
     setRows((all) => all.map((r, i) => (i === index ? { ...r, ...change } : r)));
@@ -115,7 +109,7 @@ export function DaemonCard({
         <Table withRowBorders={false}>
           <Table.Tbody>
             {rows.map((row, index) => {
-              const secret = isSecretVar(daemon.name, row);
+              const secret = isSecretVar(catalog, row);
               const spec = catalog.find((c) => c.var === row.var);
               return (
                 <Table.Tr key={row.var || index}>

@@ -45,11 +45,19 @@ export interface DaemonVar {
   var: string;
   value: string | Sentinel;
 }
+/** A variable a daemon accepts (the appliance's catalogue, `vars` of GET /api/daemons). */
+export interface CatalogVar {
+  var: string;
+  secret: boolean;
+  description: string;
+}
 export interface Daemon {
   id: number;
   name: string;
   start_auto: boolean;
   config: DaemonVar[];
+  /** The variables it accepts; any other is refused by the appliance (422). */
+  vars: CatalogVar[];
 }
 export interface DaemonSaveAnswer {
   message: string;
@@ -151,22 +159,11 @@ export const setRetention = (data: { id: number; retention: number }[]) =>
 
 // ---- daemons ----
 
-/**
- * The catalogue: there is no list endpoint, so the daemons are the non-shared engines of
- * manageApplianceServices (the same registry the daemon rows come from), each read by name.
- */
+/** The daemons with their variables and catalogues: the designed GET /api/daemons, sorted by id. */
 export const daemonsQuery = queryOptions({
   queryKey: settingsKeys.daemons,
-  queryFn: async (): Promise<Daemon[]> => {
-    const services = await api.get<ServicesAnswer>('/api/manageApplianceServices');
-    const names = services.data.services
-      .filter((s) => s.kind === 'engine' && !s.shared)
-      .map((s) => s.name);
-    const daemons = await Promise.all(
-      names.map((name) => api.get<Daemon>(`/api/daemon/${encodeURIComponent(name)}`)),
-    );
-    return daemons.sort((a, b) => a.id - b.id);
-  },
+  queryFn: async (): Promise<Daemon[]> =>
+    (await api.get<{ daemons: Daemon[] }>('/api/daemons')).daemons,
 });
 
 export const saveDaemonConfig = (id: number, config: { var: string; value: string | Sentinel }[]) =>

@@ -11,8 +11,8 @@ import {
   type RetentionRow,
   type Sentinel,
   type SetNetworkBody,
+  type CatalogVar,
 } from './settings-api.js';
-import { DAEMON_VARS, type CatalogVar } from './daemon-catalog.js';
 
 // ---- license ----
 
@@ -202,15 +202,9 @@ export function daemonConfigBody(
     );
 }
 
-export { DAEMON_VARS, type CatalogVar } from './daemon-catalog.js';
-
-export function catalogOf(daemon: string): readonly CatalogVar[] {
-  return Object.hasOwn(DAEMON_VARS, daemon) ? (DAEMON_VARS[daemon] ?? []) : [];
-}
-
-/** Whether a variable is secret: masked by the appliance, or named secret by the catalogue. */
-export function isSecretVar(daemon: string, row: DaemonVarForm): boolean {
-  return row.storedSecret || catalogOf(daemon).some((c) => c.var === row.var && c.secret);
+/** Whether a variable is secret: masked by the appliance, or named secret by the daemon's catalogue. */
+export function isSecretVar(catalog: readonly CatalogVar[], row: DaemonVarForm): boolean {
+  return row.storedSecret || catalog.some((c) => c.var === row.var && c.secret);
 }
 
 // ---- host map ----

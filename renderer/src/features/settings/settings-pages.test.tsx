@@ -265,6 +265,10 @@ describe('daemons', () => {
       { var: 'proxy_url', value: 'http://127.0.0.1:3128' },
       { var: 'proxy_password', value: { __encrypted__: true } as const },
     ],
+    vars: [
+      { var: 'proxy_url', secret: false, description: 'HTTP proxy for webhook outlets' },
+      { var: 'proxy_password', secret: true, description: 'Password of the HTTP proxy' },
+    ],
   };
 
   it('shows a stored secret as set, and keeps it with the sentinel on save', () => {
