@@ -18,8 +18,9 @@ PACKAGES=(
   snmpd snmp
   # flow tests: softflowd replays a recorded pcap as v5/v9/IPFIX, nfdump counts the export
   softflowd nfdump
-  # the directory tests' real LDAP server (slapd with StartTLS, LDAPS, memberof); python3-aiosmtpd is unused
-  slapd ldap-utils python3-aiosmtpd
+  # the directory tests' real LDAP server (slapd with StartTLS, LDAPS, memberof); the mail tests'
+  # SMTP server is the npm module smtp-server, so no Debian SMTP package is needed
+  slapd ldap-utils
   # console end-to-end tests: Playwright drives Debian's Chromium
   chromium fonts-dejavu-core
   # certificate tests make their CA, leaf, DER and PKCS#12 files with openssl
