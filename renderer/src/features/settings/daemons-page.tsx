@@ -178,35 +178,40 @@ export function DaemonCard({
           </Table.Tbody>
         </Table>
       )}
-      <Group justify="space-between" mt="xs">
-        {missing.length > 0 ? (
-          <Select
-            size="xs"
-            w={260}
-            aria-label={`Add a variable to ${daemon.name}`}
-            placeholder="Add a variable…"
-            data={missing.map((c) => ({
-              value: c.var,
-              label: `${c.var}${c.secret ? ' (secret)' : ''}`,
-            }))}
-            value={null}
-            onChange={(v) =>
-              v &&
-              setRows((all) => [...all, { var: v, value: '', storedSecret: false, replace: false }])
-            }
-          />
-        ) : (
-          <span />
-        )}
-        <Group gap="xs">
-          <Button size="xs" variant="default" onClick={() => setRows(daemonForm(daemon))}>
-            Reset
-          </Button>
-          <Button size="xs" loading={saving} onClick={() => onSave(daemonConfigBody(rows))}>
-            Save variables
-          </Button>
+      {daemon.config.length === 0 && catalog.length === 0 ? null : (
+        <Group justify="space-between" mt="xs">
+          {missing.length > 0 ? (
+            <Select
+              size="xs"
+              w={260}
+              aria-label={`Add a variable to ${daemon.name}`}
+              placeholder="Add a variable…"
+              data={missing.map((c) => ({
+                value: c.var,
+                label: `${c.var}${c.secret ? ' (secret)' : ''}`,
+              }))}
+              value={null}
+              onChange={(v) =>
+                v &&
+                setRows((all) => [
+                  ...all,
+                  { var: v, value: '', storedSecret: false, replace: false },
+                ])
+              }
+            />
+          ) : (
+            <span />
+          )}
+          <Group gap="xs">
+            <Button size="xs" variant="default" onClick={() => setRows(daemonForm(daemon))}>
+              Reset
+            </Button>
+            <Button size="xs" loading={saving} onClick={() => onSave(daemonConfigBody(rows))}>
+              Save variables
+            </Button>
+          </Group>
         </Group>
-      </Group>
+      )}
     </Paper>
   );
 }

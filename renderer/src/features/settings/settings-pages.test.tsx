@@ -299,6 +299,20 @@ describe('daemons', () => {
     expect(onStart).toHaveBeenCalledWith(false);
   });
 
+  it('offers no save for a daemon that has and accepts no variable, but does for stored leftovers', () => {
+    const bare = { id: 2, name: 'tools', start_auto: true, config: [], vars: [] };
+    wrap(<DaemonCard daemon={bare} onSave={vi.fn()} onStart={vi.fn()} />);
+    expect(screen.getByText('This daemon has no variables.')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Save variables' })).toBeNull();
+    cleanup();
+    const leftover = { ...bare, config: [{ var: 'old_knob', value: '1' }] };
+    const onSave = vi.fn();
+    wrap(<DaemonCard daemon={leftover} onSave={onSave} onStart={vi.fn()} />);
+    fireEvent.click(screen.getByLabelText('Remove old_knob'));
+    fireEvent.click(screen.getByRole('button', { name: 'Save variables' }));
+    expect(onSave).toHaveBeenLastCalledWith([]);
+  });
+
   it('warns when the daemon was saved but not reloaded', () => {
     const warn = saveOutcome('syslog', {
       message: 'Configuration of syslog saved, but the daemon did not restart',
