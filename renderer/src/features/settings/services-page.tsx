@@ -20,6 +20,7 @@ import {
   type Service,
   type ServiceAction,
 } from './settings-api.js';
+import { idleAction } from './settings-model.js';
 import { Gated, OutcomeNotice, SCOPE, StateBadge, type Outcome } from './settings-shared.js';
 
 const ACTIONS: ServiceAction[] = ['start', 'stop', 'restart', 'reload'];
@@ -90,7 +91,9 @@ export function ServicesTable({
                       key={action}
                       size="compact-xs"
                       variant="default"
-                      disabled={busy !== null && busy !== undefined}
+                      disabled={
+                        (busy !== null && busy !== undefined) || idleAction(s.status, action)
+                      }
                       loading={busy === `${s.name}:${action}`}
                       aria-label={`${action} ${s.name}`}
                       onClick={() => onAction(s.name, action)}

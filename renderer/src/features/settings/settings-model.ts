@@ -12,6 +12,7 @@ import {
   type Sentinel,
   type SetNetworkBody,
   type CatalogVar,
+  type ServiceAction,
 } from './settings-api.js';
 
 // ---- license ----
@@ -226,4 +227,17 @@ export const NODE_TYPES = [
 /** The last page that exists for `total` entries (at least 1). */
 export function lastPage(total: number, limit: number): number {
   return Math.max(1, Math.ceil(total / limit));
+}
+
+// ---- services ----
+
+/**
+ * An action that would change nothing, offered disabled: start on a running service (an engine's
+ * `running`, a systemd unit's `active`), stop on a stopped one (`stopped`, `inactive`). Restart
+ * and reload are always offered (a failed service restarts).
+ */
+export function idleAction(status: string, action: ServiceAction): boolean {
+  if (action === 'start') return status === 'running' || status === 'active';
+  if (action === 'stop') return status === 'stopped' || status === 'inactive';
+  return false;
 }

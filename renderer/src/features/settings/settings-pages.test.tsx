@@ -49,6 +49,29 @@ describe('services', () => {
     fireEvent.click(screen.getByLabelText('restart syslog'));
     expect(onAction).toHaveBeenCalledWith('syslog', 'restart');
   });
+
+  it('offers start only when stopped and stop only when running', () => {
+    wrap(
+      <ServicesTable
+        services={[
+          service('syslog'),
+          service('flows', { status: 'stopped', pid: null }),
+          service('alerts', { status: 'failed', error: 'boom' }),
+          service('netmon.service', { kind: 'systemd', status: 'active' }),
+        ]}
+        onAction={vi.fn()}
+      />,
+    );
+    const disabled = (label: string) => screen.getByLabelText<HTMLButtonElement>(label).disabled;
+    expect(disabled('start syslog')).toBe(true);
+    expect(disabled('stop syslog')).toBe(false);
+    expect(disabled('start flows')).toBe(false);
+    expect(disabled('stop flows')).toBe(true);
+    expect(disabled('start alerts')).toBe(false);
+    expect(disabled('stop alerts')).toBe(false);
+    expect(disabled('restart alerts')).toBe(false);
+    expect(disabled('start netmon.service')).toBe(true);
+  });
 });
 
 const eth0: NetworkInterface = {
