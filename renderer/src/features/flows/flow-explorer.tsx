@@ -130,9 +130,10 @@ export function FlowFilterForm({
             onChange={(e) => setValues({ ...values, [key]: e.currentTarget.value })}
             w={key.endsWith('ip') || key === 'flow_src' ? 190 : 130}
             placeholder={key === 'protocol' ? 'tcp, udp, 47…' : undefined}
-            className={
+            // The value is monospace (addresses and numbers line up), the label is not.
+            classNames={
               INTEGER_KEYS.includes(key) || key.endsWith('ip') || key === 'flow_src'
-                ? 'console-mono'
+                ? { input: 'console-mono' }
                 : undefined
             }
             data-testid={`filter-${key}`}
