@@ -228,10 +228,10 @@ export class CapEngine implements CaptureEngine {
     const closeAll = () => {
       for (const h of handles.splice(0)) closeHandle(h);
     };
+    // An interface this network namespace does not have is refused here, before libpcap (which
+    // would print a warning on stderr and leave a handle to retain); `any` is libpcap's own.
+    const known = namespaceInterfaces();
     const opened = (iface: string, bufSize: number, buffer: Buffer) => {
-      // An interface this network namespace does not have is refused here, before libpcap (which
-      // would print a warning on stderr and leave a handle to retain); `any` is libpcap's own.
-      const known = namespaceInterfaces();
       if (iface !== 'any' && known !== null && !known.includes(iface))
         throw new EngineRejected('bad-interface', `${iface}: No such device exists`);
       try {

@@ -10,6 +10,7 @@
  * when none is marked, the interface of the IPv4 default route (/proc/net/route), else `any`.
  */
 import fs from 'node:fs';
+import { IFACE_NAME } from './capture-filter.rules.js';
 
 export type SniffInterfacesProvider = () => readonly string[];
 
@@ -42,9 +43,7 @@ export class CaptureInterfaces {
   ) {}
 
   list(): string[] {
-    const names = (namespaceInterfaces(this.netDev) ?? []).filter((n) =>
-      /^[A-Za-z0-9_][A-Za-z0-9_.:@-]{0,31}$/.test(n),
-    );
+    const names = (namespaceInterfaces(this.netDev) ?? []).filter((n) => IFACE_NAME.test(n));
     return [...names.sort(), 'any'];
   }
 
