@@ -145,16 +145,14 @@ export function rollupRanges(
  * began (a starved process) answers the newest rows, partial, rather than nothing.
  */
 function pacer(deadline: number, now: () => number): () => boolean {
-  let mark = now();
+  let mark: number | null = null;
   let slowest = 0;
-  let first = true;
   return () => {
-    if (first) {
-      first = false;
-      mark = now();
+    const at = now();
+    if (mark === null) {
+      mark = at;
       return false;
     }
-    const at = now();
     slowest = Math.max(slowest, at - mark);
     mark = at;
     return at + slowest > deadline;

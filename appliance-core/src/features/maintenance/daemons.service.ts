@@ -70,7 +70,7 @@ export class DaemonsService {
     );
   }
 
-  /** The daemons whose engine is registered, by id. */
+  /** The daemons whose engine is registered, by id (listDaemons' order). */
   rows(): DaemonRow[] {
     const registered = new Set(
       this.engines
@@ -78,9 +78,7 @@ export class DaemonsService {
         .filter((e) => !e.shared)
         .map((e) => e.name),
     );
-    return listDaemons(this.db)
-      .filter((row) => registered.has(row.name))
-      .sort((a, b) => a.id - b.id);
+    return listDaemons(this.db).filter((row) => registered.has(row.name));
   }
 
   /** A daemon by numeric id or by name; only daemons whose engine is registered. */
