@@ -20,17 +20,16 @@ import {
   type Service,
   type ServiceAction,
 } from './settings-api.js';
-import { idleAction } from './settings-model.js';
+import { idleAction, runState } from './settings-model.js';
 import { Gated, OutcomeNotice, SCOPE, StateBadge, type Outcome } from './settings-shared.js';
 
 const ACTIONS: ServiceAction[] = ['start', 'stop', 'restart', 'reload'];
 const CONFIRMED: ReadonlySet<ServiceAction> = new Set(['stop', 'restart']);
 
+const STATE_COLOR = { running: 'teal', failed: 'red', stopped: 'gray', changing: 'yellow' };
+
 export function statusColor(status: string): string {
-  if (status === 'running' || status === 'active') return 'teal';
-  if (status === 'failed') return 'red';
-  if (status === 'stopped' || status === 'inactive') return 'gray';
-  return 'yellow';
+  return STATE_COLOR[runState(status)];
 }
 
 /** The services table; exported for its test. */

@@ -231,13 +231,20 @@ export function lastPage(total: number, limit: number): number {
 
 // ---- services ----
 
+/** What a service's status says, across engine states and systemd's ActiveState. */
+export function runState(status: string): 'running' | 'stopped' | 'failed' | 'changing' {
+  if (status === 'running' || status === 'active') return 'running';
+  if (status === 'stopped' || status === 'inactive') return 'stopped';
+  if (status === 'failed') return 'failed';
+  return 'changing';
+}
+
 /**
- * An action that would change nothing, offered disabled: start on a running service (an engine's
- * `running`, a systemd unit's `active`), stop on a stopped one (`stopped`, `inactive`). Restart
- * and reload are always offered (a failed service restarts).
+ * An action that would change nothing, offered disabled: start on a running service, stop on a
+ * stopped one. Restart and reload are always offered (a failed service restarts).
  */
 export function idleAction(status: string, action: ServiceAction): boolean {
-  if (action === 'start') return status === 'running' || status === 'active';
-  if (action === 'stop') return status === 'stopped' || status === 'inactive';
+  if (action === 'start') return runState(status) === 'running';
+  if (action === 'stop') return runState(status) === 'stopped';
   return false;
 }
