@@ -41,24 +41,10 @@ export type RetentionRow = RetentionAnswer['message'][number];
 /** The stored-secret sentinel the daemon endpoints read and accept. */
 export const SECRET_SENTINEL = { __encrypted__: true } as const;
 export type Sentinel = typeof SECRET_SENTINEL;
-export interface DaemonVar {
-  var: string;
-  value: string | Sentinel;
-}
-/** A variable a daemon accepts (the appliance's catalogue, `vars` of GET /api/daemons). */
-export interface CatalogVar {
-  var: string;
-  secret: boolean;
-  description: string;
-}
-export interface Daemon {
-  id: number;
-  name: string;
-  start_auto: boolean;
-  config: DaemonVar[];
-  /** The variables it accepts; any other is refused by the appliance (422). */
-  vars: CatalogVar[];
-}
+/** A daemon with its variables and `vars`, the variables it accepts (GET /api/daemons). */
+export type Daemon = ApiResult<'/api/daemons', 'get'>['daemons'][number];
+/** A variable a daemon accepts (the appliance's catalogue); any other is refused (422). */
+export type CatalogVar = Daemon['vars'][number];
 export interface DaemonSaveAnswer {
   message: string;
   reload_failed?: true;
@@ -163,7 +149,7 @@ export const setRetention = (data: { id: number; retention: number }[]) =>
 export const daemonsQuery = queryOptions({
   queryKey: settingsKeys.daemons,
   queryFn: async (): Promise<Daemon[]> =>
-    (await api.get<{ daemons: Daemon[] }>('/api/daemons')).daemons,
+    (await api.get<ApiResult<'/api/daemons', 'get'>>('/api/daemons')).daemons,
 });
 
 export const saveDaemonConfig = (id: number, config: { var: string; value: string | Sentinel }[]) =>
