@@ -155,8 +155,9 @@ describe.runIf(enabled)('log pages in Chromium', { timeout: 120_000 }, () => {
 
   const table = () => w.page.getByRole('table', { name: 'Syslog rows' });
   /**
-   * Waits for a row of that exact text; on a time-out, what the page showed and what the API
-   * answers for the same message filter (this wait timed out in some CI runs only).
+   * Waits for a row of that exact text; on a time-out, what the page showed (switches included)
+   * and what the API answers for the same message filter. The exclusion test's last wait timed
+   * out in some CI runs, after a forced click on the switch that never reached the appliance.
    */
   const waitForRow = async (text: string, message: string) => {
     try {
@@ -257,12 +258,9 @@ describe.runIf(enabled)('log pages in Chromium', { timeout: 120_000 }, () => {
     // enabled, stable, receiving the click: Mantine's transparent input covers the switch and its
     // label); a forced click, which skips them, was lost in some CI runs and the exclusion stayed
     // on. Then the switch's name says the appliance answered.
-    await w.page
-      .getByTestId('saved-filters')
-      .getByRole('switch', { name: `Disable exclusion Hide noise ${IMG}` })
-      .click();
-    await w.page
-      .getByTestId('saved-filters')
+    const panel = w.page.getByTestId('saved-filters');
+    await panel.getByRole('switch', { name: `Disable exclusion Hide noise ${IMG}` }).click();
+    await panel
       .getByRole('switch', { name: `Enable exclusion Hide noise ${IMG}` })
       .waitFor({ state: 'attached' });
     await waitForRow(`${RUN} noise to exclude`, 'noise to exclude');
